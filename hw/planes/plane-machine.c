@@ -1,0 +1,269 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * VM planes: the "planes" machine property and the machine's plane set
+ * (/machine/planes), created at board init and torn down at exit.
+ */
+
+#include "qemu/osdep.h"
+#include "qapi/error.h"
+#include "qapi/visitor.h"
+#include "qobject/qnum.h"
+#include "qobject/qstring.h"
+#include "qemu/cutils.h"
+#include "qemu/lockable.h"
+#include "qemu/main-loop.h"
+#include "system/accel-ops.h"
+#include "system/reset.h"
+#include "system/system.h"
+#include "hw/boards.h"
+#include "hw/resettable.h"
+#include "hw/planes/plane.h"
+#include "hw/planes/plane-accel.h"
+#include "hw/planes/plane-machine.h"
+#include "qemu/accel.h"
+#include "trace.h"
+
+const PlaneAccelClass *plane_accel_class_get(void)
+{
+    AccelClass *ac = ACCEL_GET_CLASS(current_accel());
+    g_autofree char *name = g_strdup_printf(PLANE_ACCEL_NAME("%s"), ac->name);
+    ObjectClass *oc = object_class_by_name(name);
+
+    return oc ? PLANE_ACCEL_CLASS(oc) : NULL;
+}
+
+PlaneSet *plane_set_get(void)
+{
+    Object *obj;
+
+    if (!current_machine) {
+        return NULL;
+    }
+    obj = object_resolve_path_component(OBJECT(current_machine), "plane-set");
+    return obj ? PLANE_SET(obj) : NULL;
+}
+
+/*
+ * -machine options arrive as strings, other callers pass numbers: take
+ * either, so that every bad value is reported with its own spelling.
+ */
+static void machine_set_planes(Object *obj, Visitor *v, const char *name,
+                               void *opaque, Error **errp)
+{
+    MachineState *ms = MACHINE(obj);
+    QObject *qobj = NULL;
+    g_autofree char *spelling = NULL;
+    int64_t value = -1;
+    bool valid = false;
+
+    if (!visit_type_any(v, name, &qobj, errp)) {
+        return;
+    }
+    if (qobject_type(qobj) == QTYPE_QSTRING) {
+        spelling = g_strdup(qstring_get_str(qobject_to(QString, qobj)));
+        valid = qemu_strtoi64(spelling, NULL, 10, &value) == 0;
+    } else if (qobject_type(qobj) == QTYPE_QNUM) {
+        QNum *qnum = qobject_to(QNum, qobj);
+
+        spelling = qnum_to_string(qnum);
+        valid = qnum_get_try_int(qnum, &value);
+    }
+    qobject_unref(qobj);
+    if (!valid || value < 1 || value > PLANES_MAX) {
+        error_setg(errp, "-machine planes=%s: the number of planes must be "
+                   "an integer from 1 to %d", spelling ?: "?", PLANES_MAX);
+        return;
+    }
+    ms->planes = value;
+}
+
+static void machine_get_planes(Object *obj, Visitor *v, const char *name,
+                               void *opaque, Error **errp)
+{
+    uint32_t value = MACHINE(obj)->planes ?: 1;
+
+    visit_type_uint32(v, name, &value, errp);
+}
+
+/*
+ * The property's name is also a QOM path component: /machine/planes
+ * resolves to the plane set, whose canonical home is /machine/plane-set
+ * (a child cannot share the property's name).
+ */
+static Object *machine_resolve_planes(Object *obj, void *opaque,
+                                      const char *part)
+{
+    return object_resolve_path_component(obj, "plane-set");
+}
+
+void machine_class_add_planes_property(ObjectClass *oc)
+{
+    ObjectProperty *prop;
+
+    prop = object_class_property_add(oc, "planes", "uint32",
+                                     machine_get_planes, machine_set_planes,
+                                     NULL, NULL);
+    prop->resolve = machine_resolve_planes;
+    object_class_property_set_description(oc, "planes",
+        "Number of VM planes (privilege levels with their own vCPU state, "
+        "e.g. VTLs); 1 means a plain VM, the maximum depends on the "
+        "accelerator (TCG: 16)");
+}
+
+static void plane_set_exit_notify(Notifier *notifier, void *data);
+static void plane_set_machine_ready(Notifier *notifier, void *data);
+
+static Notifier plane_set_exit_notifier = {
+    .notify = plane_set_exit_notify,
+};
+static Notifier plane_set_ready_notifier = {
+    .notify = plane_set_machine_ready,
+};
+
+/* Joins every plane vCPU thread; they sleep without the BQL, so no hang. */
+static void plane_set_exit_notify(Notifier *notifier, void *data)
+{
+    PlaneSet *set = plane_set_get();
+
+    for (unsigned int p = 1; set && p < set->nr_planes; p++) {
+        for (unsigned int i = 0; i < set->nr_vcpus; i++) {
+            plane_vcpu_stop(set->planes[p]->vcpus[i]);
+        }
+    }
+}
+
+static void plane_set_machine_ready(Notifier *notifier, void *data)
+{
+    PlaneSet *set = plane_set_get();
+
+    if (set) {
+        plane_set_state(set->planes[0], PLANE_STATE_RUNNING);
+    }
+}
+
+static bool machine_planes_validate(MachineState *ms, unsigned int planes,
+                                    const PlaneAccelClass *pac, Error **errp)
+{
+    MachineClass *mc = MACHINE_GET_CLASS(ms);
+
+    if (planes == 1) {
+        return true;
+    }
+    if (!mc->planes_supported) {
+        error_setg(errp, "-machine planes=%u: machine type '%s' does not "
+                   "support planes", planes, mc->name);
+        return false;
+    }
+    if (!pac) {
+        error_setg(errp, "-machine planes=%u: the %s accelerator does not "
+                   "support planes", planes,
+                   ACCEL_GET_CLASS(current_accel())->name);
+        return false;
+    }
+    if (ms->smp.max_cpus != ms->smp.cpus) {
+        error_setg(errp, "-machine planes=%u: CPU hotplug is not supported "
+                   "with planes; use -smp maxcpus=%u (equal to cpus)",
+                   planes, ms->smp.cpus);
+        return false;
+    }
+    return !pac->check_planes || pac->check_planes(ms, planes, errp);
+}
+
+bool machine_planes_init(MachineState *ms, Error **errp)
+{
+    unsigned int planes = ms->planes ?: 1;
+    const PlaneAccelClass *pac = plane_accel_class_get();
+    PlaneSet *set;
+
+    if (!machine_planes_validate(ms, planes, pac, errp)) {
+        return false;
+    }
+    if (!MACHINE_GET_CLASS(ms)->planes_supported) {
+        return true;
+    }
+
+    set = PLANE_SET(object_new(TYPE_PLANE_SET));
+    set->accel = pac;
+    set->nr_planes = planes;
+    set->nr_vcpus = ms->smp.cpus;
+    set->planes = g_new0(Plane *, planes);
+    set->current_plane = g_new0(unsigned int, set->nr_vcpus);
+    object_property_add_child(OBJECT(ms), "plane-set", OBJECT(set));
+    object_unref(OBJECT(set));
+    trace_machine_planes_init(planes, set->nr_vcpus);
+
+    for (unsigned int p = 0; p < planes; p++) {
+        set->planes[p] = plane_create(set, p, errp);
+        if (!set->planes[p]) {
+            return false;
+        }
+    }
+    qemu_register_resettable(OBJECT(set));
+    qemu_add_exit_notifier(&plane_set_exit_notifier);
+    qemu_add_machine_init_done_notifier(&plane_set_ready_notifier);
+    return true;
+}
+
+/* System reset: every plane >= 1 forgets its guest configuration. */
+static void plane_set_reset_hold(Object *obj, ResetType type)
+{
+    PlaneSet *set = PLANE_SET(obj);
+
+    for (unsigned int p = 1; p < set->nr_planes; p++) {
+        plane_reset(set->planes[p]);
+    }
+    WITH_QEMU_LOCK_GUARD(&set->lock) {
+        memset(set->current_plane, 0,
+               set->nr_vcpus * sizeof(*set->current_plane));
+    }
+}
+
+static ResettableState *plane_set_get_reset_state(Object *obj)
+{
+    return &PLANE_SET(obj)->reset_state;
+}
+
+static void plane_set_init(Object *obj)
+{
+    qemu_mutex_init(&PLANE_SET(obj)->lock);
+}
+
+static void plane_set_finalize(Object *obj)
+{
+    PlaneSet *set = PLANE_SET(obj);
+
+    g_free(set->planes);
+    g_free(set->current_plane);
+    qemu_mutex_destroy(&set->lock);
+}
+
+static void plane_set_class_init(ObjectClass *oc, void *data)
+{
+    ResettableClass *rc = RESETTABLE_CLASS(oc);
+
+    rc->get_state = plane_set_get_reset_state;
+    rc->phases.hold = plane_set_reset_hold;
+}
+
+static const TypeInfo plane_machine_types[] = {
+    {
+        .name = TYPE_PLANE_SET,
+        .parent = TYPE_OBJECT,
+        .instance_size = sizeof(PlaneSet),
+        .instance_init = plane_set_init,
+        .instance_finalize = plane_set_finalize,
+        .class_init = plane_set_class_init,
+        .interfaces = (InterfaceInfo[]) {
+            { TYPE_RESETTABLE_INTERFACE },
+            { }
+        },
+    }, {
+        .name = TYPE_PLANE_ACCEL,
+        .parent = TYPE_OBJECT,
+        .abstract = true,
+        .class_size = sizeof(PlaneAccelClass),
+    },
+};
+
+DEFINE_TYPES(plane_machine_types)

@@ -1,0 +1,90 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * VM planes: the management interface, QMP query-planes and HMP info
+ * planes.  Both derive everything from the plane objects.
+ */
+
+#include "qemu/osdep.h"
+#include "qapi/error.h"
+#include "qapi/qapi-commands-planes.h"
+#include "qobject/qdict.h"
+#include "monitor/hmp.h"
+#include "monitor/monitor.h"
+#include "hw/core/cpu.h"
+#include "hw/planes/plane.h"
+
+static PlaneVcpuInfo *plane_vcpu_info(Plane *plane, unsigned int cpu_index)
+{
+    PlaneVcpuInfo *info = g_new0(PlaneVcpuInfo, 1);
+    Object *vcpu;
+
+    info->cpu_index = cpu_index;
+    info->current = plane_is_current(plane, cpu_index);
+    if (plane->id == 0) {
+        CPUState *cpu = qemu_get_cpu(cpu_index);
+
+        vcpu = OBJECT(cpu);
+        info->thread_id = cpu ? cpu->thread_id : 0;
+    } else {
+        vcpu = OBJECT(plane->vcpus[cpu_index]);
+        info->thread_id = plane->vcpus[cpu_index]->thread_id;
+    }
+    info->qom_path = vcpu ? object_get_canonical_path(vcpu) : g_strdup("");
+    return info;
+}
+
+static PlaneInfo *plane_info(Plane *plane)
+{
+    PlaneInfo *info = g_new0(PlaneInfo, 1);
+    PlaneVcpuInfoList **tail = &info->vcpus;
+
+    info->id = plane->id;
+    info->qom_path = object_get_canonical_path(OBJECT(plane));
+    info->state = plane->state;
+    info->region_base = plane->region_base;
+    info->region_size = plane->region_size;
+    info->entry_point = plane->entry_point;
+    for (unsigned int i = 0; i < plane->set->nr_vcpus; i++) {
+        QAPI_LIST_APPEND(tail, plane_vcpu_info(plane, i));
+    }
+    return info;
+}
+
+PlaneInfoList *qmp_query_planes(Error **errp)
+{
+    PlaneSet *set = plane_set_get();
+    PlaneInfoList *head = NULL, **tail = &head;
+
+    for (unsigned int p = 0; set && p < set->nr_planes; p++) {
+        QAPI_LIST_APPEND(tail, plane_info(set->planes[p]));
+    }
+    return head;
+}
+
+void hmp_info_planes(Monitor *mon, const QDict *qdict)
+{
+    g_autoptr(PlaneInfoList) planes = qmp_query_planes(NULL);
+
+    if (!planes) {
+        monitor_printf(mon, "This machine has no planes\n");
+        return;
+    }
+    monitor_printf(mon, "%-5s %-10s %-18s %-18s %-18s %s\n", "plane", "state",
+                   "region-base", "region-size", "entry-point",
+                   "vcpus (index:thread-id, * = current)");
+    for (PlaneInfoList *p = planes; p; p = p->next) {
+        PlaneInfo *info = p->value;
+
+        monitor_printf(mon, "%-5" PRId64 " %-10s 0x%016" PRIx64
+                       " 0x%016" PRIx64 " 0x%016" PRIx64, info->id,
+                       PlaneState_str(info->state), info->region_base,
+                       info->region_size, info->entry_point);
+        for (PlaneVcpuInfoList *v = info->vcpus; v; v = v->next) {
+            monitor_printf(mon, " %" PRId64 ":%" PRId64 "%s",
+                           v->value->cpu_index, v->value->thread_id,
+                           v->value->current ? "*" : "");
+        }
+        monitor_printf(mon, "\n");
+    }
+}

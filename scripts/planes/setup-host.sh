@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Installs what building and testing qemu-planes needs on Debian 12:
+# package sources (bookworm-backports, trixie deb-src) and build packages.
+# Idempotent: does nothing when everything is already in place.
+set -euo pipefail
+
+[ "${PLANES_SKIP_APT:-0}" = 1 ] && exit 0
+
+need_pkgs=(build-essential git pkg-config ninja-build flex bison python3-venv
+           libglib2.0-dev libpixman-1-dev libslirp-dev libfdt-dev zlib1g-dev
+           dpkg-dev xz-utils seabios qemu-system-data ccache socat)
+need_bpo=(meson python3-pycotap)
+
+sudo_() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+src_dir=/etc/apt/sources.list.d
+changed=0
+if [ ! -f "$src_dir/qemu-planes-bookworm-backports.sources" ]; then
+    sudo_ tee "$src_dir/qemu-planes-bookworm-backports.sources" >/dev/null <<SRC
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: bookworm-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+    changed=1
+fi
+if [ ! -f "$src_dir/qemu-planes-trixie-src.sources" ]; then
+    sudo_ tee "$src_dir/qemu-planes-trixie-src.sources" >/dev/null <<SRC
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: trixie
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+    changed=1
+fi
+
+missing=()
+for p in "${need_pkgs[@]}" "${need_bpo[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+        || missing+=("$p")
+done
+# meson from bookworm is too old for QEMU 10 (needs >= 1.5)
+if command -v meson >/dev/null && \
+   ! dpkg --compare-versions "$(meson --version)" ge 1.5; then
+    missing+=(meson)
+fi
+if [ "$changed" = 1 ] || [ ${#missing[@]} -gt 0 ] || \
+   ! apt-cache showsrc qemu 2>/dev/null | grep -q '^Version: 1:10.0.13'; then
+    echo "setup-host: apt-get update"
+    sudo_ apt-get update -qq
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup-host: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    sudo_ apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}"
+    sudo_ apt-get install -y -qq --no-install-recommends \
+        -t bookworm-backports "${need_bpo[@]}"
+fi

@@ -1,0 +1,482 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * qtests for VM planes: the "planes" machine property, the plane objects
+ * in the QOM tree, query-planes, info planes and PLANE_STATE_CHANGED.
+ */
+
+#include "qemu/osdep.h"
+#include "libqtest.h"
+#include "qobject/qdict.h"
+#include "qobject/qlist.h"
+#include "qobject/qstring.h"
+
+#define PLANES_ARGS "-nodefaults -display none -accel tcg "
+
+/* Runs QEMU to completion; returns its exit status, stderr in *err. */
+static int run_qemu(const char *args, char **err)
+{
+    const char *bin = g_getenv("QTEST_QEMU_BINARY");
+    g_autofree char *cmd = g_strdup_printf("%s %s", bin, args);
+    g_auto(GStrv) argv = NULL;
+    g_autoptr(GError) gerr = NULL;
+    int status;
+
+    g_assert(bin);
+    g_assert(g_shell_parse_argv(cmd, NULL, &argv, &gerr));
+    g_assert(g_spawn_sync(NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
+                          NULL, NULL, err, &status, &gerr));
+    g_assert(WIFEXITED(status));        /* never a crash or core dump */
+    return WEXITSTATUS(status);
+}
+
+typedef struct {
+    const char *args;
+    const char *message;
+} PlanesErrorCase;
+
+static const PlanesErrorCase planes_error_cases[] = {
+    { "-machine q35,planes=0",
+      "-machine planes=0: the number of planes must be an integer from 1 to 16" },
+    { "-machine q35,planes=17",
+      "-machine planes=17: the number of planes must be an integer from 1 to 16" },
+    { "-machine q35,planes=abc",
+      "-machine planes=abc: the number of planes must be an integer from 1 to 16" },
+    { "-machine q35,planes=-1",
+      "-machine planes=-1: the number of planes must be an integer from 1 to 16" },
+    { "-machine pc,planes=2x",
+      "-machine planes=2x: the number of planes must be an integer from 1 to 16" },
+    { "-machine pc,planes=",
+      "-machine planes=: the number of planes must be an integer from 1 to 16" },
+    { "-machine none,planes=2",
+      "-machine planes=2: machine type 'none' does not support planes" },
+    { "-machine microvm,planes=2",
+      "-machine planes=2: machine type 'microvm' does not support planes" },
+    { "-machine q35,planes=2 -smp 1,maxcpus=2",
+      "-machine planes=2: CPU hotplug is not supported with planes; "
+      "use -smp maxcpus=1 (equal to cpus)" },
+    { "-machine q35,planes=2 -accel qtest -qtest null",
+      "-machine planes=2: the qtest accelerator does not support planes" },
+};
+
+static void test_planes_bad_value(const void *opaque)
+{
+    const PlanesErrorCase *c = opaque;
+    g_autofree char *args = g_strdup_printf("-nodefaults -display none "
+                                            "%s -accel tcg", c->args);
+    g_autofree char *err = NULL;
+    g_autofree char *expected = g_strdup_printf("qemu-system-x86_64: %s\n",
+                                                c->message);
+
+    g_assert_cmpint(run_qemu(args, &err), ==, 1);
+    g_assert_cmpstr(err, ==, expected);
+}
+
+static void test_planes_help(void)
+{
+    g_autofree char *err = NULL;
+    const char *bin = g_getenv("QTEST_QEMU_BINARY");
+    g_autofree char *cmd = g_strdup_printf("%s -machine q35,help", bin);
+    g_autofree char *out = NULL;
+    int status;
+
+    g_assert(g_spawn_command_line_sync(cmd, &out, &err, &status, NULL));
+    g_assert_cmpint(status, ==, 0);
+    g_assert(strstr(out, "planes=<uint32>"));
+    g_assert(strstr(out, "Number of VM planes"));
+}
+
+static void test_planes_introspection(void)
+{
+    QTestState *qts = qtest_init("-machine none");
+    g_autoptr(QDict) resp = NULL;
+    QList *opts, *params;
+    QListEntry *e;
+    bool found = false;
+
+    resp = qtest_qmp(qts, "{ 'execute': 'query-command-line-options', "
+                     "'arguments': { 'option': 'machine' } }");
+    opts = qdict_get_qlist(resp, "return");
+    g_assert_cmpint(qlist_size(opts), ==, 1);
+    params = qdict_get_qlist(qobject_to(QDict, qlist_peek(opts)),
+                             "parameters");
+    QLIST_FOREACH_ENTRY(params, e) {
+        QDict *p = qobject_to(QDict, qlist_entry_obj(e));
+
+        if (!strcmp(qdict_get_str(p, "name"), "planes")) {
+            g_assert_cmpstr(qdict_get_str(p, "type"), ==, "number");
+            g_assert(strstr(qdict_get_str(p, "help"), "Number of VM planes"));
+            found = true;
+        }
+    }
+    g_assert(found);
+    qobject_unref(resp);
+
+    resp = qtest_qmp(qts, "{ 'execute': 'qom-list-properties', "
+                     "'arguments': { 'typename': 'x86-machine' } }");
+    found = false;
+    QLIST_FOREACH_ENTRY(qdict_get_qlist(resp, "return"), e) {
+        QDict *p = qobject_to(QDict, qlist_entry_obj(e));
+
+        found |= !strcmp(qdict_get_str(p, "name"), "planes") &&
+                 !strcmp(qdict_get_str(p, "type"), "uint32");
+    }
+    g_assert(found);
+    qtest_quit(qts);
+}
+
+/* -machine none has no planes: an empty list, as qmp-cmd-test expects. */
+static void test_planes_machine_none(void)
+{
+    QTestState *qts = qtest_init("-machine none");
+    g_autoptr(QDict) resp = qtest_qmp(qts, "{ 'execute': 'query-planes' }");
+    g_autofree char *hmp = qtest_hmp(qts, "info planes");
+
+    g_assert_cmpint(qlist_size(qdict_get_qlist(resp, "return")), ==, 0);
+    g_assert_cmpstr(hmp, ==, "This machine has no planes\r\n");
+    qtest_quit(qts);
+}
+
+static char *qom_get_str(QTestState *qts, const char *path, const char *prop)
+{
+    g_autoptr(QDict) resp = qtest_qmp(qts, "{ 'execute': 'qom-get', "
+                                      "'arguments': { 'path': %s, "
+                                      "'property': %s } }", path, prop);
+
+    return g_strdup(qdict_get_str(resp, "return"));
+}
+
+static int64_t qom_get_int(QTestState *qts, const char *path,
+                           const char *prop)
+{
+    g_autoptr(QDict) resp = qtest_qmp(qts, "{ 'execute': 'qom-get', "
+                                      "'arguments': { 'path': %s, "
+                                      "'property': %s } }", path, prop);
+
+    return qdict_get_int(resp, "return");
+}
+
+static bool thread_has_name(pid_t pid, int64_t tid, const char *name)
+{
+    g_autofree char *path = g_strdup_printf("/proc/%d/task/%" PRId64 "/comm",
+                                            (int)pid, tid);
+    g_autofree char *comm = NULL;
+
+    if (!g_file_get_contents(path, &comm, NULL, NULL)) {
+        return false;
+    }
+    g_strchomp(comm);
+    return !strcmp(comm, name);
+}
+
+#define SMP 2
+
+static QTestState *start_planes_vm(unsigned int planes)
+{
+    return qtest_initf(PLANES_ARGS "-name debug-threads=on -smp %d "
+                       "-machine q35,planes=%u", SMP, planes);
+}
+
+/* The QOM tree: /machine/planes/plane[N] with read-only properties. */
+static void test_planes_qom(const void *opaque)
+{
+    unsigned int planes = GPOINTER_TO_UINT(opaque);
+    QTestState *qts = start_planes_vm(planes);
+    g_autoptr(QDict) resp = NULL;
+    QListEntry *e;
+    unsigned int children = 0;
+
+    resp = qtest_qmp(qts, "{ 'execute': 'qom-list', "
+                     "'arguments': { 'path': '/machine/planes' } }");
+    QLIST_FOREACH_ENTRY(qdict_get_qlist(resp, "return"), e) {
+        QDict *p = qobject_to(QDict, qlist_entry_obj(e));
+
+        if (g_str_has_prefix(qdict_get_str(p, "name"), "plane[")) {
+            g_assert_cmpstr(qdict_get_str(p, "type"), ==, "child<plane>");
+            children++;
+        }
+    }
+    g_assert_cmpuint(children, ==, planes);
+
+    for (unsigned int p = 0; p < planes; p++) {
+        g_autofree char *path = g_strdup_printf("/machine/planes/plane[%u]", p);
+        g_autofree char *state = qom_get_str(qts, path, "state");
+        g_autoptr(QDict) vcpus = NULL;
+        QListEntry *ve;
+        unsigned int i;
+        QList *list;
+
+        g_assert_cmpint(qom_get_int(qts, path, "id"), ==, p);
+        g_assert_cmpstr(state, ==, p ? "created" : "running");
+        g_assert_cmpint(qom_get_int(qts, path, "region-base"), ==, 0);
+        g_assert_cmpint(qom_get_int(qts, path, "region-size"), ==, 0);
+        g_assert_cmpint(qom_get_int(qts, path, "entry-point"), ==, 0);
+
+        vcpus = qtest_qmp(qts, "{ 'execute': 'qom-get', 'arguments': "
+                          "{ 'path': %s, 'property': 'vcpus' } }", path);
+        list = qdict_get_qlist(vcpus, "return");
+        g_assert_cmpint(qlist_size(list), ==, SMP);
+        i = 0;
+        QLIST_FOREACH_ENTRY(list, ve) {
+            const char *vpath = qstring_get_str(
+                qobject_to(QString, qlist_entry_obj(ve)));
+            g_autofree char *want = g_strdup_printf(
+                "/machine/plane-set/plane[%u]/vcpu[%u]", p, i);
+            g_autoptr(QDict) type = NULL;
+
+            /* plane 0 runs on the machine's CPUs, others on their own */
+            if (p) {
+                g_assert_cmpstr(vpath, ==, want);
+                g_assert_cmpint(qom_get_int(qts, vpath, "thread-id"), >, 0);
+            }
+            g_assert_cmpint(qom_get_int(qts, vpath, "cpu-index"), ==, i);
+            type = qtest_qmp(qts, "{ 'execute': 'qom-get', 'arguments': "
+                             "{ 'path': %s, 'property': 'type' } }", vpath);
+            g_assert_cmpstr(qdict_get_str(type, "return"), ==,
+                            p ? "plane-vcpu" : "qemu64-x86_64-cpu");
+            i++;
+        }
+        g_assert_cmpuint(i, ==, SMP);
+    }
+
+    /* Read-only: management cannot change plane state behind the guest. */
+    qobject_unref(resp);
+    resp = qtest_qmp(qts, "{ 'execute': 'qom-set', 'arguments': "
+                     "{ 'path': '/machine/planes/plane[0]', "
+                     "'property': 'state', 'value': 'parked' } }");
+    g_assert(qdict_haskey(resp, "error"));
+    qtest_quit(qts);
+}
+
+/*
+ * The plane set lives at /machine/plane-set; the machine's "planes"
+ * property resolves to it, so /machine/planes/plane[N] reaches the same
+ * objects, while qom-get of /machine planes is still the number.
+ */
+static void test_planes_qom_alias(void)
+{
+    QTestState *qts = start_planes_vm(3);
+    g_autoptr(QDict) a = NULL;
+    g_autoptr(QDict) b = NULL;
+
+    g_assert_cmpint(qom_get_int(qts, "/machine", "planes"), ==, 3);
+    for (unsigned int p = 0; p < 3; p++) {
+        g_autofree char *alias = g_strdup_printf("/machine/planes/plane[%u]", p);
+        g_autofree char *canon = g_strdup_printf("/machine/plane-set/plane[%u]",
+                                                 p);
+        g_autofree char *va = g_strdup_printf("%s/vcpu[1]", alias);
+
+        g_assert_cmpint(qom_get_int(qts, alias, "id"), ==, p);
+        g_assert_cmpint(qom_get_int(qts, canon, "id"), ==, p);
+        if (p) {
+            g_assert_cmpint(qom_get_int(qts, va, "cpu-index"), ==, 1);
+        }
+    }
+    a = qtest_qmp(qts, "{ 'execute': 'qom-list', "
+                  "'arguments': { 'path': '/machine/planes' } }");
+    b = qtest_qmp(qts, "{ 'execute': 'qom-list', "
+                  "'arguments': { 'path': '/machine/plane-set' } }");
+    g_assert(qobject_is_equal(qdict_get(a, "return"), qdict_get(b, "return")));
+    qtest_quit(qts);
+}
+
+static QList *query_cpus_fast(QTestState *qts)
+{
+    QDict *resp = qtest_qmp(qts, "{ 'execute': 'query-cpus-fast' }");
+    QList *list = qobject_ref(qdict_get_qlist(resp, "return"));
+
+    qobject_unref(resp);
+    return list;
+}
+
+/* query-planes, cross-checked against query-cpus-fast and /proc. */
+static void test_planes_query(const void *opaque)
+{
+    unsigned int planes = GPOINTER_TO_UINT(opaque);
+    QTestState *qts = start_planes_vm(planes);
+    g_autoptr(QDict) resp = qtest_qmp(qts, "{ 'execute': 'query-planes' }");
+    g_autoptr(QList) cpus = query_cpus_fast(qts);
+    g_autoptr(GHashTable) tids = g_hash_table_new(g_int64_hash,
+                                                  g_int64_equal);
+    QList *list = qdict_get_qlist(resp, "return");
+    unsigned int p = 0;
+    QListEntry *e;
+
+    g_assert_cmpint(qlist_size(list), ==, planes);
+    QLIST_FOREACH_ENTRY(list, e) {
+        QDict *plane = qobject_to(QDict, qlist_entry_obj(e));
+        g_autofree char *path = g_strdup_printf("/machine/plane-set/plane[%u]",
+                                                p);
+        unsigned int i = 0;
+        QListEntry *ve;
+
+        g_assert_cmpint(qdict_get_int(plane, "id"), ==, p);
+        g_assert_cmpstr(qdict_get_str(plane, "qom-path"), ==, path);
+        g_assert_cmpstr(qdict_get_str(plane, "state"), ==,
+                        p ? "created" : "running");
+        g_assert_cmpint(qdict_get_int(plane, "region-base"), ==, 0);
+        g_assert_cmpint(qdict_get_int(plane, "region-size"), ==, 0);
+        g_assert_cmpint(qdict_get_int(plane, "entry-point"), ==, 0);
+        g_assert_cmpint(qlist_size(qdict_get_qlist(plane, "vcpus")), ==, SMP);
+
+        QLIST_FOREACH_ENTRY(qdict_get_qlist(plane, "vcpus"), ve) {
+            QDict *v = qobject_to(QDict, qlist_entry_obj(ve));
+            int64_t tid = qdict_get_int(v, "thread-id");
+            g_autofree char *name = p ? g_strdup_printf("CPU %u/P%u/TCG", i, p)
+                                      : g_strdup_printf("CPU %u/TCG", i);
+
+            g_assert_cmpint(qdict_get_int(v, "cpu-index"), ==, i);
+            /* plane 0 is current everywhere until a plane switch */
+            g_assert(qdict_get_bool(v, "current") == (p == 0));
+            g_assert(thread_has_name(qtest_pid(qts), tid, name));
+            if (p == 0) {
+                /* plane 0's vCPUs are exactly the guest CPUs */
+                QListEntry *ce;
+                int n = 0;
+
+                QLIST_FOREACH_ENTRY(cpus, ce) {
+                    QDict *c = qobject_to(QDict, qlist_entry_obj(ce));
+
+                    if (qdict_get_int(c, "cpu-index") == i) {
+                        g_assert_cmpint(qdict_get_int(c, "thread-id"), ==, tid);
+                        g_assert_cmpstr(qdict_get_str(c, "qom-path"), ==,
+                                        qdict_get_str(v, "qom-path"));
+                        n++;
+                    }
+                }
+                g_assert_cmpint(n, ==, 1);
+            }
+            /* every vCPU state has a thread of its own */
+            g_assert(!g_hash_table_contains(tids, &tid));
+            g_hash_table_add(tids, g_memdup2(&tid, sizeof(tid)));
+            i++;
+        }
+        p++;
+    }
+    qtest_quit(qts);
+}
+
+/* Planes add no guest CPUs: query-cpus-fast is the same as for planes=1. */
+static void test_planes_cpus_unchanged(void)
+{
+    QTestState *one = start_planes_vm(1);
+    QTestState *four = start_planes_vm(4);
+    g_autoptr(QList) a = query_cpus_fast(one);
+    g_autoptr(QList) b = query_cpus_fast(four);
+    QListEntry *ea, *eb;
+
+    g_assert_cmpint(qlist_size(a), ==, SMP);
+    g_assert_cmpint(qlist_size(b), ==, SMP);
+    for (ea = qlist_first(a), eb = qlist_first(b); ea && eb;
+         ea = qlist_next(ea), eb = qlist_next(eb)) {
+        QDict *ca = qobject_to(QDict, qlist_entry_obj(ea));
+        QDict *cb = qobject_to(QDict, qlist_entry_obj(eb));
+
+        g_assert_cmpint(qdict_get_int(ca, "cpu-index"),
+                        ==, qdict_get_int(cb, "cpu-index"));
+        g_assert_cmpstr(qdict_get_str(ca, "qom-path"),
+                        ==, qdict_get_str(cb, "qom-path"));
+        g_assert_cmpstr(qdict_get_str(ca, "target"),
+                        ==, qdict_get_str(cb, "target"));
+    }
+    qtest_quit(one);
+    qtest_quit(four);
+}
+
+/* info planes: one aligned row per plane with the same data. */
+static void test_planes_hmp(const void *opaque)
+{
+    unsigned int planes = GPOINTER_TO_UINT(opaque);
+    QTestState *qts = start_planes_vm(planes);
+    g_autoptr(QDict) resp = qtest_qmp(qts, "{ 'execute': 'query-planes' }");
+    g_autofree char *out = qtest_hmp(qts, "info planes");
+    g_autofree char *help = qtest_hmp(qts, "help info");
+    g_auto(GStrv) lines = g_strsplit(out, "\r\n", -1);
+    QListEntry *e;
+    unsigned int p = 0;
+
+    g_assert(strstr(help, "info planes  -- show the VM planes"));
+    g_assert(g_str_has_prefix(lines[0], "plane state      region-base"));
+    g_assert_cmpuint(g_strv_length(lines), ==, planes + 2); /* + "" */
+    QLIST_FOREACH_ENTRY(qdict_get_qlist(resp, "return"), e) {
+        QDict *plane = qobject_to(QDict, qlist_entry_obj(e));
+        GString *want = g_string_new(NULL);
+        QListEntry *ve;
+
+        g_string_printf(want, "%-5u %-10s 0x%016x 0x%016x 0x%016x", p,
+                        qdict_get_str(plane, "state"), 0, 0, 0);
+        QLIST_FOREACH_ENTRY(qdict_get_qlist(plane, "vcpus"), ve) {
+            QDict *v = qobject_to(QDict, qlist_entry_obj(ve));
+
+            g_string_append_printf(want, " %" PRId64 ":%" PRId64 "%s",
+                                   qdict_get_int(v, "cpu-index"),
+                                   qdict_get_int(v, "thread-id"),
+                                   qdict_get_bool(v, "current") ? "*" : "");
+        }
+        g_assert_cmpstr(lines[p + 1], ==, want->str);
+        g_string_free(want, true);
+        p++;
+    }
+    g_assert_cmpstr(lines[planes + 1], ==, "");
+    qtest_quit(qts);
+}
+
+/* Plane 0 enters "running" when the machine is ready, with an event. */
+static void test_planes_event(void)
+{
+    QTestState *qts = qtest_init(PLANES_ARGS "--preconfig "
+                                 "-machine q35,planes=2");
+    g_autoptr(QDict) resp = NULL;
+    QDict *ev, *data;
+
+    resp = qtest_qmp(qts, "{ 'execute': 'x-exit-preconfig' }");
+    g_assert(qdict_haskey(resp, "return"));
+    ev = qtest_qmp_eventwait_ref(qts, "PLANE_STATE_CHANGED");
+    data = qdict_get_qdict(ev, "data");
+    g_assert_cmpint(qdict_get_int(data, "plane"), ==, 0);
+    g_assert_cmpstr(qdict_get_str(data, "qom-path"), ==,
+                    "/machine/plane-set/plane[0]");
+    g_assert_cmpstr(qdict_get_str(data, "old"), ==, "created");
+    g_assert_cmpstr(qdict_get_str(data, "new"), ==, "running");
+    qobject_unref(ev);
+
+    /* A system reset leaves never-configured planes as they are. */
+    qobject_unref(resp);
+    resp = qtest_qmp(qts, "{ 'execute': 'system_reset' }");
+    g_assert(qdict_haskey(resp, "return"));
+    qtest_qmp_eventwait(qts, "RESET");
+    g_assert(!qtest_qmp_event_ref(qts, "PLANE_STATE_CHANGED"));
+    qtest_quit(qts);
+}
+
+int main(int argc, char **argv)
+{
+    static const unsigned int plane_counts[] = { 1, 2, 4 };
+
+    g_test_init(&argc, argv, NULL);
+
+    for (size_t i = 0; i < ARRAY_SIZE(planes_error_cases); i++) {
+        g_autofree char *name = g_strdup_printf("/planes/property/bad/%zu", i);
+
+        qtest_add_data_func(name, &planes_error_cases[i],
+                            test_planes_bad_value);
+    }
+    qtest_add_func("/planes/property/help", test_planes_help);
+    qtest_add_func("/planes/property/introspection",
+                   test_planes_introspection);
+    qtest_add_func("/planes/machine-none", test_planes_machine_none);
+    for (size_t i = 0; i < ARRAY_SIZE(plane_counts); i++) {
+        unsigned int n = plane_counts[i];
+        g_autofree char *qom = g_strdup_printf("/planes/%u/qom", n);
+        g_autofree char *query = g_strdup_printf("/planes/%u/query", n);
+        g_autofree char *hmp = g_strdup_printf("/planes/%u/hmp", n);
+
+        qtest_add_data_func(qom, GUINT_TO_POINTER(n), test_planes_qom);
+        qtest_add_data_func(query, GUINT_TO_POINTER(n), test_planes_query);
+        qtest_add_data_func(hmp, GUINT_TO_POINTER(n), test_planes_hmp);
+    }
+    qtest_add_func("/planes/cpus-unchanged", test_planes_cpus_unchanged);
+    qtest_add_func("/planes/qom-alias", test_planes_qom_alias);
+    qtest_add_func("/planes/event", test_planes_event);
+    return g_test_run();
+}
