@@ -6,20 +6,57 @@ BUILD   := build/qemu
 NINJA   ?= ninja
 QEMU    := $(BUILD)/qemu-system-x86_64
 
-.PHONY: all overlay check check-planes check-qemu demo clean
+# Our tests, and QEMU's own suites that the planes change can break.
+PLANES_QTESTS := planes-test
+QEMU_QTESTS   := qmp-cmd-test qom-test test-hmp device-introspect-test
+MESON_TEST    := cd $(BUILD) && pyvenv/bin/meson test --no-rebuild \
+                 --print-errorlogs --num-processes 2
+
+.PHONY: all overlay check check-planes check-qemu check-unit demo clean
 
 all: overlay
 	$(NINJA) -C $(BUILD) qemu-system-x86_64
 	@# The +ds source ships no firmware: a binary run from the build tree
 	@# looks for it in qemu-bundle, so point that at Debian's packages.
-	@mkdir -p $(BUILD)/qemu-bundle/usr/share
+	@mkdir -p $(BUILD)/qemu-bundle/usr/share $(BUILD)/qemu-bundle/usr/lib/ipxe
 	@ln -sfn /usr/share/seabios $(BUILD)/qemu-bundle/usr/share/seabios
 	@ln -sfn /usr/share/qemu $(BUILD)/qemu-bundle/usr/share/qemu
+	@ln -sfn /usr/lib/ipxe/qemu $(BUILD)/qemu-bundle/usr/lib/ipxe/qemu
 
 # Link overlay files added since ./configure into the tree (cheap: symlinks).
 overlay:
 	@test -f $(BUILD)/build.ninja || { echo "run ./configure first" >&2; exit 1; }
 	@bash scripts/planes/assemble.sh "$$(bash scripts/planes/fetch-upstream.sh 2>/dev/null)" build/src
+
+# The README's main job: a planes=2 VM, inspected over QMP and HMP.
+demo: all
+	python3 scripts/planes/demo.py
+
+# The README's test command runs this: every test, ours and QEMU's, then
+# one summary line over all of them.  A failing group does not hide the
+# others; the exit status is non-zero if anything failed.
+LOGS := $(BUILD)/meson-logs
+check: all
+	@rm -f $(LOGS)/planes.json $(LOGS)/qemu-suites.json $(LOGS)/unit.json
+	@rc=0; \
+	$(MAKE) --no-print-directory check-planes || rc=1; \
+	$(MAKE) --no-print-directory check-qemu || rc=1; \
+	$(MAKE) --no-print-directory check-unit || rc=1; \
+	echo "== summary"; \
+	python3 scripts/planes/test-summary.py $(LOGS)/planes.json \
+	    $(LOGS)/qemu-suites.json $(LOGS)/unit.json || rc=1; \
+	exit $$rc
+
+check-planes: all
+	$(NINJA) -C $(BUILD) $(addprefix tests/qtest/,$(PLANES_QTESTS))
+	$(MESON_TEST) --logbase planes $(addprefix qtest-x86_64/,$(PLANES_QTESTS))
+
+check-qemu: all
+	$(NINJA) -C $(BUILD) $(addprefix tests/qtest/,$(QEMU_QTESTS))
+	$(MESON_TEST) --logbase qemu-suites $(addprefix qtest-x86_64/,$(QEMU_QTESTS))
+
+check-unit: all
+	$(MAKE) -C $(BUILD) check-unit MTESTARGS="--logbase unit"
 
 clean:
 	rm -rf build

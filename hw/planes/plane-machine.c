@@ -26,8 +26,8 @@
 
 const PlaneAccelClass *plane_accel_class_get(void)
 {
-    AccelClass *ac = ACCEL_GET_CLASS(current_accel());
-    g_autofree char *name = g_strdup_printf(PLANE_ACCEL_NAME("%s"), ac->name);
+    g_autofree char *name = g_strconcat(object_get_typename(current_accel()),
+                                        PLANE_ACCEL_SUFFIX, NULL);
     ObjectClass *oc = object_class_by_name(name);
 
     return oc ? PLANE_ACCEL_CLASS(oc) : NULL;
@@ -81,9 +81,9 @@ static void machine_set_planes(Object *obj, Visitor *v, const char *name,
 static void machine_get_planes(Object *obj, Visitor *v, const char *name,
                                void *opaque, Error **errp)
 {
-    uint32_t value = MACHINE(obj)->planes ?: 1;
+    int64_t value = MACHINE(obj)->planes ?: 1;
 
-    visit_type_uint32(v, name, &value, errp);
+    visit_type_int(v, name, &value, errp);
 }
 
 /*
@@ -101,7 +101,8 @@ void machine_class_add_planes_property(ObjectClass *oc)
 {
     ObjectProperty *prop;
 
-    prop = object_class_property_add(oc, "planes", "uint32",
+    /* "int", not "uint32": query-command-line-options then says number */
+    prop = object_class_property_add(oc, "planes", "int",
                                      machine_get_planes, machine_set_planes,
                                      NULL, NULL);
     prop->resolve = machine_resolve_planes;

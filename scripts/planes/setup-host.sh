@@ -9,10 +9,16 @@ set -euo pipefail
 
 need_pkgs=(build-essential git pkg-config ninja-build flex bison python3-venv
            libglib2.0-dev libpixman-1-dev libslirp-dev libfdt-dev zlib1g-dev
-           dpkg-dev xz-utils seabios qemu-system-data ccache socat)
+           dpkg-dev xz-utils seabios qemu-system-data ipxe-qemu ccache socat)
 need_bpo=(meson python3-pycotap)
 
 sudo_() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+log="${PLANES_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/qemu-planes}/apt.log"
+mkdir -p "$(dirname "$log")"
+# apt's progress goes to a log; on failure its tail is shown.
+quiet() {
+    "$@" >>"$log" 2>&1 || { tail -20 "$log" >&2; echo "setup-host: '$*' failed (log: $log)" >&2; exit 1; }
+}
 
 src_dir=/etc/apt/sources.list.d
 changed=0
@@ -50,12 +56,12 @@ fi
 if [ "$changed" = 1 ] || [ ${#missing[@]} -gt 0 ] || \
    ! apt-cache showsrc qemu 2>/dev/null | grep -q '^Version: 1:10.0.13'; then
     echo "setup-host: apt-get update"
-    sudo_ apt-get update -qq
+    quiet sudo_ apt-get update
 fi
 if [ ${#missing[@]} -gt 0 ]; then
     echo "setup-host: installing ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
-    sudo_ apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}"
-    sudo_ apt-get install -y -qq --no-install-recommends \
+    quiet sudo_ apt-get install -y --no-install-recommends "${need_pkgs[@]}"
+    quiet sudo_ apt-get install -y --no-install-recommends \
         -t bookworm-backports "${need_bpo[@]}"
 fi

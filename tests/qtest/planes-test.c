@@ -56,7 +56,7 @@ static const PlanesErrorCase planes_error_cases[] = {
       "-machine planes=2: CPU hotplug is not supported with planes; "
       "use -smp maxcpus=1 (equal to cpus)" },
     { "-machine q35,planes=2 -accel qtest -qtest null",
-      "-machine planes=2: the qtest accelerator does not support planes" },
+      "-machine planes=2: the QTest accelerator does not support planes" },
 };
 
 static void test_planes_bad_value(const void *opaque)
@@ -82,7 +82,7 @@ static void test_planes_help(void)
 
     g_assert(g_spawn_command_line_sync(cmd, &out, &err, &status, NULL));
     g_assert_cmpint(status, ==, 0);
-    g_assert(strstr(out, "planes=<uint32>"));
+    g_assert(strstr(out, "planes=<int>"));
     g_assert(strstr(out, "Number of VM planes"));
 }
 
@@ -119,7 +119,7 @@ static void test_planes_introspection(void)
         QDict *p = qobject_to(QDict, qlist_entry_obj(e));
 
         found |= !strcmp(qdict_get_str(p, "name"), "planes") &&
-                 !strcmp(qdict_get_str(p, "type"), "uint32");
+                 !strcmp(qdict_get_str(p, "type"), "int");
     }
     g_assert(found);
     qtest_quit(qts);
@@ -177,6 +177,15 @@ static QTestState *start_planes_vm(unsigned int planes)
                        "-machine q35,planes=%u", SMP, planes);
 }
 
+static QList *query_cpus_fast(QTestState *qts)
+{
+    QDict *resp = qtest_qmp(qts, "{ 'execute': 'query-cpus-fast' }");
+    QList *list = qobject_ref(qdict_get_qlist(resp, "return"));
+
+    qobject_unref(resp);
+    return list;
+}
+
 /* The QOM tree: /machine/planes/plane[N] with read-only properties. */
 static void test_planes_qom(const void *opaque)
 {
@@ -202,6 +211,7 @@ static void test_planes_qom(const void *opaque)
         g_autofree char *path = g_strdup_printf("/machine/planes/plane[%u]", p);
         g_autofree char *state = qom_get_str(qts, path, "state");
         g_autoptr(QDict) vcpus = NULL;
+        g_autoptr(QList) cpus = query_cpus_fast(qts);
         QListEntry *ve;
         unsigned int i;
         QList *list;
@@ -228,8 +238,13 @@ static void test_planes_qom(const void *opaque)
             if (p) {
                 g_assert_cmpstr(vpath, ==, want);
                 g_assert_cmpint(qom_get_int(qts, vpath, "thread-id"), >, 0);
+                g_assert_cmpint(qom_get_int(qts, vpath, "cpu-index"), ==, i);
+            } else {
+                QDict *cpu = qobject_to(QDict, qlist_peek(cpus));
+
+                g_assert_cmpstr(vpath, ==, qdict_get_str(cpu, "qom-path"));
+                qobject_unref(qlist_pop(cpus));
             }
-            g_assert_cmpint(qom_get_int(qts, vpath, "cpu-index"), ==, i);
             type = qtest_qmp(qts, "{ 'execute': 'qom-get', 'arguments': "
                              "{ 'path': %s, 'property': 'type' } }", vpath);
             g_assert_cmpstr(qdict_get_str(type, "return"), ==,
@@ -278,15 +293,6 @@ static void test_planes_qom_alias(void)
                   "'arguments': { 'path': '/machine/plane-set' } }");
     g_assert(qobject_is_equal(qdict_get(a, "return"), qdict_get(b, "return")));
     qtest_quit(qts);
-}
-
-static QList *query_cpus_fast(QTestState *qts)
-{
-    QDict *resp = qtest_qmp(qts, "{ 'execute': 'query-cpus-fast' }");
-    QList *list = qobject_ref(qdict_get_qlist(resp, "return"));
-
-    qobject_unref(resp);
-    return list;
 }
 
 /* query-planes, cross-checked against query-cpus-fast and /proc. */
@@ -363,7 +369,7 @@ static void test_planes_cpus_unchanged(void)
     QTestState *four = start_planes_vm(4);
     g_autoptr(QList) a = query_cpus_fast(one);
     g_autoptr(QList) b = query_cpus_fast(four);
-    QListEntry *ea, *eb;
+    const QListEntry *ea, *eb;
 
     g_assert_cmpint(qlist_size(a), ==, SMP);
     g_assert_cmpint(qlist_size(b), ==, SMP);
@@ -453,7 +459,7 @@ int main(int argc, char **argv)
 {
     static const unsigned int plane_counts[] = { 1, 2, 4 };
 
-    g_test_init(&argc, argv, NULL);
+    g_test_init(&argc, &argv, NULL);
 
     for (size_t i = 0; i < ARRAY_SIZE(planes_error_cases); i++) {
         g_autofree char *name = g_strdup_printf("/planes/property/bad/%zu", i);

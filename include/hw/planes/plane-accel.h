@@ -14,11 +14,13 @@
 typedef struct PlaneAccelClass PlaneAccelClass;
 
 #define TYPE_PLANE_ACCEL "plane-accel"
-#define PLANE_ACCEL_NAME(name) (TYPE_PLANE_ACCEL "-" name)
+/* Like ACCEL_OPS_NAME: the backend of "tcg-accel" is "tcg-accel-planes". */
+#define PLANE_ACCEL_SUFFIX "-planes"
+#define PLANE_ACCEL_NAME(name) (name "-accel" PLANE_ACCEL_SUFFIX)
 DECLARE_CLASS_CHECKERS(PlaneAccelClass, PLANE_ACCEL, TYPE_PLANE_ACCEL)
 
 /*
- * A backend registers a class named PLANE_ACCEL_NAME(accel) for the
+ * A backend registers a class named PLANE_ACCEL_NAME("tcg") (etc.) for the
  * accelerator it serves; an accelerator without one supports planes=1 only.
  */
 struct PlaneAccelClass {
