@@ -21,27 +21,47 @@
 #include "hw/planes/plane.h"
 #include "hw/planes/plane-accel.h"
 #include "hw/planes/plane-machine.h"
+#include "hw/planes/plane-memory.h"
+#include "hw/planes/plane-hypercall.h"
+#include "hw/core/cpu.h"
 #include "qemu/accel.h"
 #include "trace.h"
 
 const PlaneAccelClass *plane_accel_class_get(void)
 {
-    g_autofree char *name = g_strconcat(object_get_typename(current_accel()),
-                                        PLANE_ACCEL_SUFFIX, NULL);
+    const char *accel = object_get_typename(OBJECT(current_accel()));
+    g_autofree char *name = g_strconcat(accel, PLANE_ACCEL_SUFFIX, NULL);
     ObjectClass *oc = object_class_by_name(name);
 
     return oc ? PLANE_ACCEL_CLASS(oc) : NULL;
 }
 
+/*
+ * The machine's plane set, for lock-free lookups from vCPU threads (TLB
+ * fills).  Written once by machine_planes_init(), before any vCPU exists.
+ */
+static PlaneSet *machine_plane_set;
+
+bool plane_hypercalls_enabled;
+
 PlaneSet *plane_set_get(void)
 {
-    Object *obj;
+    return machine_plane_set;
+}
 
-    if (!current_machine) {
-        return NULL;
+static MachinePlanesOptions *machine_planes_options(MachineState *ms)
+{
+    if (!ms->planes_opts) {
+        ms->planes_opts = g_new0(MachinePlanesOptions, 1);
+        ms->planes_opts->planes = 1;
+        ms->planes_opts->ram_limit = PLANES_RAM_LIMIT_DEFAULT;
     }
-    obj = object_resolve_path_component(OBJECT(current_machine), "plane-set");
-    return obj ? PLANE_SET(obj) : NULL;
+    return ms->planes_opts;
+}
+
+unsigned int machine_planes_count(MachineState *ms)
+{
+    return machine_planes_options(ms)->planes;
 }
 
 /*
@@ -51,7 +71,6 @@ PlaneSet *plane_set_get(void)
 static void machine_set_planes(Object *obj, Visitor *v, const char *name,
                                void *opaque, Error **errp)
 {
-    MachineState *ms = MACHINE(obj);
     QObject *qobj = NULL;
     g_autofree char *spelling = NULL;
     int64_t value = -1;
@@ -75,15 +94,42 @@ static void machine_set_planes(Object *obj, Visitor *v, const char *name,
                    "an integer from 1 to %d", spelling ?: "?", PLANES_MAX);
         return;
     }
-    ms->planes = value;
+    machine_planes_options(MACHINE(obj))->planes = value;
 }
 
 static void machine_get_planes(Object *obj, Visitor *v, const char *name,
                                void *opaque, Error **errp)
 {
-    int64_t value = MACHINE(obj)->planes ?: 1;
+    int64_t value = machine_planes_options(MACHINE(obj))->planes;
 
     visit_type_int(v, name, &value, errp);
+}
+
+static void machine_get_plane_ram_limit(Object *obj, Visitor *v,
+                                        const char *name, void *opaque,
+                                        Error **errp)
+{
+    uint64_t value = machine_planes_options(MACHINE(obj))->ram_limit;
+
+    visit_type_size(v, name, &value, errp);
+}
+
+static void machine_set_plane_ram_limit(Object *obj, Visitor *v,
+                                        const char *name, void *opaque,
+                                        Error **errp)
+{
+    uint64_t value;
+
+    if (!visit_type_size(v, name, &value, errp)) {
+        return;
+    }
+    if (value & (qemu_real_host_page_size() - 1)) {
+        error_setg(errp, "-machine plane-ram-limit=%" PRIu64 ": must be a "
+                   "multiple of the page size (%zu)", value,
+                   qemu_real_host_page_size());
+        return;
+    }
+    machine_planes_options(MACHINE(obj))->ram_limit = value;
 }
 
 /*
@@ -110,6 +156,13 @@ void machine_class_add_planes_property(ObjectClass *oc)
         "Number of VM planes (privilege levels with their own vCPU state, "
         "e.g. VTLs); 1 means a plain VM, the maximum depends on the "
         "accelerator (TCG: 16)");
+
+    object_class_property_add(oc, "plane-ram-limit", "size",
+                              machine_get_plane_ram_limit,
+                              machine_set_plane_ram_limit, NULL, NULL);
+    object_class_property_set_description(oc, "plane-ram-limit",
+        "Most RAM the guest may add for plane regions outside its own RAM, "
+        "all planes together (default 4G)");
 }
 
 static void plane_set_exit_notify(Notifier *notifier, void *data);
@@ -122,15 +175,30 @@ static Notifier plane_set_ready_notifier = {
     .notify = plane_set_machine_ready,
 };
 
-/* Joins every plane vCPU thread; they sleep without the BQL, so no hang. */
+/*
+ * Ends and joins the plane vCPU threads (the guest's own vCPU threads are
+ * left to process exit, as in stock QEMU); vCPUs are paused by then.
+ */
 static void plane_set_exit_notify(Notifier *notifier, void *data)
 {
     PlaneSet *set = plane_set_get();
+    bool locked = bql_locked();
 
+    if (!locked) {
+        bql_lock();
+    }
     for (unsigned int p = 1; set && p < set->nr_planes; p++) {
-        for (unsigned int i = 0; i < set->nr_vcpus; i++) {
-            plane_vcpu_stop(set->planes[p]->vcpus[i]);
+        for (unsigned int i = 0; set->planes[p]->vcpus && i < set->nr_vcpus;
+             i++) {
+            CPUState *cpu = set->planes[p]->vcpus[i]->cpu;
+
+            if (cpu && cpu->created) {
+                cpu_remove_sync(cpu);
+            }
         }
+    }
+    if (!locked) {
+        bql_unlock();
     }
 }
 
@@ -173,7 +241,8 @@ static bool machine_planes_validate(MachineState *ms, unsigned int planes,
 
 bool machine_planes_init(MachineState *ms, Error **errp)
 {
-    unsigned int planes = ms->planes ?: 1;
+    MachinePlanesOptions *opts = machine_planes_options(ms);
+    unsigned int planes = opts->planes;
     const PlaneAccelClass *pac = plane_accel_class_get();
     PlaneSet *set;
 
@@ -190,6 +259,8 @@ bool machine_planes_init(MachineState *ms, Error **errp)
     set->nr_vcpus = ms->smp.cpus;
     set->planes = g_new0(Plane *, planes);
     set->current_plane = g_new0(unsigned int, set->nr_vcpus);
+    set->pending = g_new0(PlanePending, set->nr_vcpus);
+    set->ram_limit = opts->ram_limit;
     object_property_add_child(OBJECT(ms), "plane-set", OBJECT(set));
     object_unref(OBJECT(set));
     trace_machine_planes_init(planes, set->nr_vcpus);
@@ -200,34 +271,59 @@ bool machine_planes_init(MachineState *ms, Error **errp)
             return false;
         }
     }
+    machine_plane_set = set;
+    plane_hypercalls_enabled = planes > 1;
     qemu_register_resettable(OBJECT(set));
     qemu_add_exit_notifier(&plane_set_exit_notifier);
     qemu_add_machine_init_done_notifier(&plane_set_ready_notifier);
     return true;
 }
 
-/* System reset: every plane >= 1 forgets its guest configuration. */
+bool machine_planes_create_vcpus(MachineState *ms, Error **errp)
+{
+    PlaneSet *set = plane_set_get();
+
+    for (unsigned int p = 1; set && p < set->nr_planes; p++) {
+        if (!plane_create_vcpus(set->planes[p], errp)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/*
+ * System reset: every plane >= 1 forgets its guest configuration and its
+ * region, plane 0 gets every vCPU index back.  vCPUs are paused.
+ */
 static void plane_set_reset_hold(Object *obj, ResetType type)
 {
     PlaneSet *set = PLANE_SET(obj);
 
+    plane_mem_attrs_clear(set);
+    for (unsigned int i = 0; i < set->nr_vcpus; i++) {
+        for (unsigned int p = 0; p < set->nr_planes; p++) {
+            CPUState *cpu = set->planes[p]->vcpus || !p
+                            ? plane_cpu(set->planes[p], i) : NULL;
+
+            if (cpu) {
+                cpu->plane_switched_out = p != 0;
+            }
+        }
+        qatomic_set(&set->current_plane[i], 0);
+        set->pending[i] = (PlanePending) { .kind = PLANE_PENDING_NONE };
+    }
     for (unsigned int p = 1; p < set->nr_planes; p++) {
+        plane_region_remove_ram(set->planes[p]);
         plane_reset(set->planes[p]);
     }
-    WITH_QEMU_LOCK_GUARD(&set->lock) {
-        memset(set->current_plane, 0,
-               set->nr_vcpus * sizeof(*set->current_plane));
-    }
+    set->configured = false;
+    set->config_gpa = 0;
+    set->config_count = 0;
 }
 
 static ResettableState *plane_set_get_reset_state(Object *obj)
 {
     return &PLANE_SET(obj)->reset_state;
-}
-
-static void plane_set_init(Object *obj)
-{
-    qemu_mutex_init(&PLANE_SET(obj)->lock);
 }
 
 static void plane_set_finalize(Object *obj)
@@ -236,7 +332,7 @@ static void plane_set_finalize(Object *obj)
 
     g_free(set->planes);
     g_free(set->current_plane);
-    qemu_mutex_destroy(&set->lock);
+    g_free(set->pending);
 }
 
 static void plane_set_class_init(ObjectClass *oc, void *data)
@@ -252,7 +348,6 @@ static const TypeInfo plane_machine_types[] = {
         .name = TYPE_PLANE_SET,
         .parent = TYPE_OBJECT,
         .instance_size = sizeof(PlaneSet),
-        .instance_init = plane_set_init,
         .instance_finalize = plane_set_finalize,
         .class_init = plane_set_class_init,
         .interfaces = (InterfaceInfo[]) {

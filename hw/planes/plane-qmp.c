@@ -27,8 +27,10 @@ static PlaneVcpuInfo *plane_vcpu_info(Plane *plane, unsigned int cpu_index)
         vcpu = OBJECT(cpu);
         info->thread_id = cpu ? cpu->thread_id : 0;
     } else {
-        vcpu = OBJECT(plane->vcpus[cpu_index]);
-        info->thread_id = plane->vcpus[cpu_index]->thread_id;
+        CPUState *cpu = plane->vcpus ? plane->vcpus[cpu_index]->cpu : NULL;
+
+        vcpu = plane->vcpus ? OBJECT(plane->vcpus[cpu_index]) : NULL;
+        info->thread_id = cpu ? cpu->thread_id : 0;
     }
     info->qom_path = vcpu ? object_get_canonical_path(vcpu) : g_strdup("");
     return info;

@@ -14,6 +14,7 @@
 #include "qemu/main-loop.h"
 #include "hw/core/cpu.h"
 #include "hw/planes/plane.h"
+#include "hw/planes/plane-accel.h"
 #include "trace.h"
 
 /*
@@ -68,21 +69,49 @@ bool plane_set_state(Plane *plane, PlaneState new_state)
 
 bool plane_is_current(Plane *plane, unsigned int cpu_index)
 {
-    PlaneSet *set = plane->set;
+    assert(cpu_index < plane->set->nr_vcpus);
+    return qatomic_read(&plane->set->current_plane[cpu_index]) == plane->id;
+}
 
-    assert(cpu_index < set->nr_vcpus);
-    QEMU_LOCK_GUARD(&set->lock);
-    return set->current_plane[cpu_index] == plane->id;
+CPUState *plane_cpu(Plane *plane, unsigned int cpu_index)
+{
+    assert(cpu_index < plane->set->nr_vcpus);
+    return plane->id ? plane->vcpus[cpu_index]->cpu : qemu_get_cpu(cpu_index);
+}
+
+/*
+ * The hand-over: flags and kick under the BQL, which is what the vCPU
+ * threads hold when they decide to sleep in qemu_wait_io_event().
+ */
+void plane_switch(PlaneSet *set, unsigned int cpu_index, unsigned int to)
+{
+    unsigned int from = set->current_plane[cpu_index];
+    Plane *from_plane = set->planes[from];
+    Plane *to_plane = set->planes[to];
+    CPUState *from_cpu = plane_cpu(from_plane, cpu_index);
+    CPUState *to_cpu = plane_cpu(to_plane, cpu_index);
+
+    assert(bql_locked() && from != to);
+    trace_plane_switch(cpu_index, from, to);
+    qatomic_set(&set->current_plane[cpu_index], to);
+    from_cpu->plane_switched_out = true;
+    to_cpu->plane_switched_out = false;
+    to_cpu->halted = 0;
+    from_plane->running_on--;
+    to_plane->running_on++;
+    qemu_cpu_kick(to_cpu);
 }
 
 void plane_reset(Plane *plane)
 {
+    plane->running_on = plane->id ? 0 : plane->set->nr_vcpus;
     if (plane->id == 0) {
         return;
     }
     plane->region_base = 0;
     plane->region_size = 0;
     plane->entry_point = 0;
+    g_clear_pointer(&plane->boot_cmdline, g_free);
     if (plane->state != PLANE_STATE_CREATED) {
         plane_set_state(plane, PLANE_STATE_CREATED);
     }
@@ -95,12 +124,38 @@ Plane *plane_create(PlaneSet *set, unsigned int id, Error **errp)
 
     plane->set = set;
     plane->id = id;
+    plane->running_on = id ? 0 : set->nr_vcpus;
     object_property_add_child(OBJECT(set), name, OBJECT(plane));
     object_unref(OBJECT(plane));
+    return plane;
+}
 
-    if (id == 0) {
-        return plane;           /* plane 0 runs on the machine's own CPUs */
+/*
+ * The accelerator named the thread after the state's cpu_index ("CPU 2/TCG");
+ * management wants the vCPU index and plane ("CPU 0/P1/TCG", 15 characters
+ * at most).  Only where thread naming is on (-name debug-threads=on).
+ */
+static void plane_vcpu_name_thread(PlaneVCPU *pv, const char *tag)
+{
+#ifdef CONFIG_PTHREAD_SETNAME_NP_W_TID
+    char current[16];
+    g_autofree char *name = g_strdup_printf("CPU %u/P%u/%s", pv->cpu_index,
+                                            pv->plane->id, tag);
+    pthread_t thread = pv->cpu->thread->thread;
+
+    if (pthread_getname_np(thread, current, sizeof(current)) == 0 &&
+        g_str_has_prefix(current, "CPU ")) {
+        pthread_setname_np(thread, name);
     }
+#endif
+}
+
+/* Planes >= 1: one vCPU state per vCPU index, next to the guest's CPUs. */
+bool plane_create_vcpus(Plane *plane, Error **errp)
+{
+    PlaneSet *set = plane->set;
+
+    assert(plane->id);
     plane->vcpus = g_new0(PlaneVCPU *, set->nr_vcpus);
     for (unsigned int i = 0; i < set->nr_vcpus; i++) {
         g_autofree char *vname = g_strdup_printf("vcpu[%u]", i);
@@ -111,11 +166,14 @@ Plane *plane_create(PlaneSet *set, unsigned int id, Error **errp)
         object_property_add_child(OBJECT(plane), vname, OBJECT(pv));
         object_unref(OBJECT(pv));
         plane->vcpus[i] = pv;
-        if (!plane_vcpu_start(pv, errp)) {
-            return NULL;
+        pv->cpu = set->accel->vcpu_create(OBJECT(pv), qemu_get_cpu(i),
+                                          plane->id, errp);
+        if (!pv->cpu) {
+            return false;
         }
+        plane_vcpu_name_thread(pv, set->accel->thread_tag);
     }
-    return plane;
+    return true;
 }
 
 static void plane_get_id(Object *obj, Visitor *v, const char *name,
@@ -151,8 +209,12 @@ static void plane_get_vcpus(Object *obj, Visitor *v, const char *name,
     strList **tail = &paths;
 
     for (unsigned int i = 0; i < plane->set->nr_vcpus; i++) {
-        Object *vcpu = plane->id ? OBJECT(plane->vcpus[i])
-                                 : OBJECT(qemu_get_cpu(i));
+        Object *vcpu;
+
+        if (plane->id && !plane->vcpus) {
+            break;              /* asked before board init finished */
+        }
+        vcpu = plane->id ? OBJECT(plane->vcpus[i]) : OBJECT(qemu_get_cpu(i));
 
         QAPI_LIST_APPEND(tail, vcpu ? object_get_canonical_path(vcpu)
                                     : g_strdup(""));
@@ -194,6 +256,7 @@ static void plane_class_init(ObjectClass *oc, void *data)
 static void plane_finalize(Object *obj)
 {
     g_free(PLANE(obj)->vcpus);
+    g_free(PLANE(obj)->boot_cmdline);
 }
 
 static const TypeInfo plane_type_info = {

@@ -1,17 +1,20 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
- * VM planes: the per-accelerator backend interface (TCG, KVM) behind the
- * accelerator-neutral plane core.
+ * VM planes: the interface a backend (an accelerator on a target: x86 TCG,
+ * x86 KVM) fills in behind the accelerator-neutral plane core.
  */
 
 #ifndef HW_PLANES_PLANE_ACCEL_H
 #define HW_PLANES_PLANE_ACCEL_H
 
 #include "qom/object.h"
+#include "exec/hwaddr.h"
 #include "hw/boards.h"
 
 typedef struct PlaneAccelClass PlaneAccelClass;
+typedef struct PlaneVCPU PlaneVCPU;
+typedef struct PlaneSet PlaneSet;
 
 #define TYPE_PLANE_ACCEL "plane-accel"
 /* Like ACCEL_OPS_NAME: the backend of "tcg-accel" is "tcg-accel-planes". */
@@ -19,9 +22,18 @@ typedef struct PlaneAccelClass PlaneAccelClass;
 #define PLANE_ACCEL_NAME(name) (name "-accel" PLANE_ACCEL_SUFFIX)
 DECLARE_CLASS_CHECKERS(PlaneAccelClass, PLANE_ACCEL, TYPE_PLANE_ACCEL)
 
+/* What ACTIVATE hands the backend to enter a plane for the first time. */
+typedef struct PlaneBootInfo {
+    hwaddr region_base;
+    uint64_t region_size;
+    hwaddr entry_point;
+    const char *cmdline;        /* NUL-terminated, at most 511 characters */
+} PlaneBootInfo;
+
 /*
  * A backend registers a class named PLANE_ACCEL_NAME("tcg") (etc.) for the
  * accelerator it serves; an accelerator without one supports planes=1 only.
+ * Every hook is called with the BQL held.
  */
 struct PlaneAccelClass {
     ObjectClass parent_class;
@@ -35,6 +47,44 @@ struct PlaneAccelClass {
      * it, any number up to PLANES_MAX is fine.
      */
     bool (*check_planes)(MachineState *ms, unsigned int planes, Error **errp);
+
+    /*
+     * vcpu_create: create and realize, as child "cpu" of @parent, the vCPU
+     * state of plane @plane_id on the vCPU index of @plane0_cpu: same CPU
+     * model and APIC ID, its own registers, TLB, APIC and thread, initially
+     * switched out.
+     */
+    CPUState *(*vcpu_create)(Object *parent, CPUState *plane0_cpu,
+                             unsigned int plane_id, Error **errp);
+
+    /* Guest-physical layout: fresh plane RAM only at or above this. */
+    hwaddr outside_ram_min;
+    /* First guest-physical address the vCPUs cannot address. */
+    hwaddr (*phys_addr_limit)(CPUState *cpu);
+
+    /*
+     * boot_vcpu: build the boot state of @info at the top of its region in
+     * guest memory and load @cpu's registers to enter it.  @info is valid:
+     * the core checked the region and entry point.
+     */
+    void (*boot_vcpu)(CPUState *cpu, const PlaneBootInfo *info);
+
+    /* set_return: the value a switched-out vCPU's hypercall returns. */
+    void (*set_return)(CPUState *cpu, uint64_t value);
+
+    /* enter_vtl_call: registers of a parked plane entered by a VTL call. */
+    void (*enter_vtl_call)(CPUState *cpu, hwaddr request, hwaddr response);
+
+    /* copy_parked_state: @dst resumes where @src parked. */
+    void (*copy_parked_state)(CPUState *dst, CPUState *src);
+
+    /*
+     * mem_attrs_changed: plane @plane's view of [@start, @start + @size)
+     * changed; cached translations of it must go.  @caller is the vCPU
+     * state that made the change (it may be synchronised with the others).
+     */
+    void (*mem_attrs_changed)(CPUState *caller, unsigned int plane,
+                              hwaddr start, uint64_t size);
 };
 
 /**

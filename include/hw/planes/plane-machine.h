@@ -8,9 +8,21 @@
 #ifndef HW_PLANES_PLANE_MACHINE_H
 #define HW_PLANES_PLANE_MACHINE_H
 
+#include "qemu/units.h"
 #include "hw/boards.h"
 
-/* Adds the "planes" property to a machine class (TYPE_MACHINE). */
+/* -machine planes=N,plane-ram-limit=SIZE */
+typedef struct MachinePlanesOptions {
+    unsigned int planes;
+    uint64_t ram_limit;
+} MachinePlanesOptions;
+
+#define PLANES_RAM_LIMIT_DEFAULT (4 * GiB)
+
+/* The number of planes -machine asked for (1 without planes). */
+unsigned int machine_planes_count(MachineState *ms);
+
+/* Adds the planes properties to a machine class (TYPE_MACHINE). */
 void machine_class_add_planes_property(ObjectClass *oc);
 
 /*
@@ -18,5 +30,8 @@ void machine_class_add_planes_property(ObjectClass *oc);
  * creates /machine/planes; called before the board creates its CPUs.
  */
 bool machine_planes_init(MachineState *ms, Error **errp);
+
+/* Creates the vCPU states of planes >= 1; called once the board has CPUs. */
+bool machine_planes_create_vcpus(MachineState *ms, Error **errp);
 
 #endif

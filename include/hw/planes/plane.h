@@ -10,6 +10,8 @@
 
 #include "qom/object.h"
 #include "qemu/thread.h"
+#include "exec/hwaddr.h"
+#include "exec/memory.h"
 #include "hw/resettable.h"
 #include "qapi/qapi-types-planes.h"
 
@@ -26,25 +28,20 @@ OBJECT_DECLARE_SIMPLE_TYPE(PlaneVCPU, PLANE_VCPU)
 OBJECT_DECLARE_SIMPLE_TYPE(PlaneSet, PLANE_SET)
 
 typedef struct PlaneAccelClass PlaneAccelClass;
+typedef struct PlaneMemAttrMap PlaneMemAttrMap;
 
 /*
- * PlaneVCPU: the state of one plane >= 1 on one vCPU index.  It is not a
- * guest CPU of its own: it never appears in the global CPU list, so
- * query-cpus-fast, -smp accounting, ACPI and CPU hotplug do not see it.
+ * PlaneVCPU: the state of one plane >= 1 on one vCPU index.  Its CPUState
+ * (created by the backend) is a vCPU of the accelerator with its own
+ * thread, but not a guest CPU: CPUState::plane_id keeps it out of
+ * query-cpus-fast, -smp accounting, ACPI and CPU hotplug.
  */
 struct PlaneVCPU {
     Object parent_obj;
 
     Plane *plane;
     unsigned int cpu_index;
-    QemuThread thread;
-    int thread_id;
-    /* Set under PlaneSet::lock; the thread leaves its loop when it is. */
-    bool exit_requested;
-    bool thread_started;
-    /* Signalled under PlaneSet::lock when this vCPU's turn may have come. */
-    QemuCond turn_cond;
-    QemuSemaphore created_sem;
+    CPUState *cpu;
 };
 
 struct Plane {
@@ -56,14 +53,44 @@ struct Plane {
     uint64_t region_base;
     uint64_t region_size;
     uint64_t entry_point;
+    char *boot_cmdline;         /* ACTIVATE's cmdline for the boot state */
+    /* Fresh RAM for a region outside guest RAM, NULL for a carved one. */
+    MemoryRegion *region_ram;
     /* Planes >= 1 only: one PlaneVCPU per vCPU index, owned as children. */
     PlaneVCPU **vcpus;
+    /* Number of vCPU indexes this plane is current on (under the BQL). */
+    unsigned int running_on;
+    /*
+     * The attributes other planes' accesses see through this plane's
+     * eyes: RCU-published by plane-memory.c under the BQL, read lock-free
+     * from vCPU threads in TLB fills.
+     */
+    PlaneMemAttrMap *mem_attrs;
 };
+
+/* What a vCPU index has pending across a plane switch. */
+typedef enum PlanePendingKind {
+    PLANE_PENDING_NONE,
+    PLANE_PENDING_ACTIVATE,     /* plane 1 boots; plane 0 waits in ACTIVATE */
+    PLANE_PENDING_VTL_CALL,     /* plane 1 serves plane 0's VTL call */
+} PlanePendingKind;
+
+typedef struct PlanePending {
+    PlanePendingKind kind;
+    unsigned int caller;        /* the plane waiting in its hypercall */
+    unsigned int callee;
+    hwaddr response_gpa;
+} PlanePending;
 
 /*
  * PlaneSet: the machine's planes.  Its canonical path is /machine/plane-set;
  * the machine's "planes" property resolves to it too, so /machine/planes/
  * plane[N] works as a path.  Created at board init, lives until exit.
+ *
+ * Everything below is covered by the BQL: plane hypercalls take it, and
+ * the hand-over between planes happens under it, so that a vCPU thread
+ * that checks CPUState::plane_switched_out in qemu_wait_io_event() can
+ * never miss the kick that switches its plane back in.
  */
 struct PlaneSet {
     Object parent_obj;
@@ -72,14 +99,15 @@ struct PlaneSet {
     unsigned int nr_planes;
     unsigned int nr_vcpus;
     Plane **planes;
-    /*
-     * lock covers current_plane[], every PlaneVCPU::exit_requested and the
-     * hand-over between planes on a vCPU index; it is never held while a
-     * plane executes guest code.
-     */
-    QemuMutex lock;
     /* current_plane[i]: the plane that runs on vCPU index i (initially 0). */
     unsigned int *current_plane;
+    PlanePending *pending;
+    /* CONFIG's array, as ACTIVATE must name it again. */
+    bool configured;
+    hwaddr config_gpa;
+    unsigned int config_count;
+    uint64_t ram_limit;         /* bytes of fresh RAM regions may add */
+    uint64_t ram_added;
     ResettableState reset_state;
 };
 
@@ -87,7 +115,8 @@ struct PlaneSet {
  * plane_set_get: the machine's plane set
  *
  * Returns: the plane set of the current machine, or %NULL for a machine
- * without planes support (e.g. -machine none).
+ * without planes support (e.g. -machine none).  Lock-free: the pointer is
+ * written once at board init, before any vCPU runs.
  */
 PlaneSet *plane_set_get(void);
 
@@ -104,10 +133,24 @@ bool plane_set_state(Plane *plane, PlaneState new_state);
  */
 bool plane_is_current(Plane *plane, unsigned int cpu_index);
 
-/* Internal to hw/planes: creation and teardown of planes and vCPUs. */
+/**
+ * plane_cpu: the vCPU state of @plane on @cpu_index.
+ */
+CPUState *plane_cpu(Plane *plane, unsigned int cpu_index);
+
+/**
+ * plane_switch: make plane @to the running plane of vCPU index @cpu_index.
+ *
+ * Called with the BQL held, normally from the vCPU thread of the plane
+ * that runs there now; that thread must then leave its exec loop (TCG:
+ * cpu_loop_exit), after which it sleeps until its plane is switched in
+ * again.  No busy waiting: the other thread is kicked.
+ */
+void plane_switch(PlaneSet *set, unsigned int cpu_index, unsigned int to);
+
+/* Internal to hw/planes: creation and reset of planes and their vCPUs. */
 Plane *plane_create(PlaneSet *set, unsigned int id, Error **errp);
-bool plane_vcpu_start(PlaneVCPU *pv, Error **errp);
-void plane_vcpu_stop(PlaneVCPU *pv);
+bool plane_create_vcpus(Plane *plane, Error **errp);
 void plane_reset(Plane *plane);
 
 #endif

@@ -2,11 +2,125 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * VM planes, TCG backend for x86: TCG emulates every plane itself, so it
- * needs no host support and runs the whole feature on any machine.
+ * needs no host support and runs the whole feature on any machine.  Each
+ * plane vCPU state is an X86CPU with its own MTTCG thread; VMCALL/VMMCALL
+ * reach the core's dispatcher, and TLB fills apply per-plane attributes.
  */
 
 #include "qemu/osdep.h"
-#include "hw/planes/plane-accel.h"
+#include "exec/exec-all.h"
+#include "exec/helper-proto.h"
+#include "exec/cputlb.h"
+#include "exec/page-protection.h"
+#include "tcg/helper-tcg.h"
+#include "hw/planes/plane.h"
+#include "hw/planes/plane-memory.h"
+#include "hw/planes/planes-abi.h"
+#include "plane-x86.h"
+
+/*
+ * A vCPU state that leaves for another plane must look parked from
+ * outside: RIP past the instruction and EFLAGS in architectural form
+ * (inside the exec loop TCG keeps the arithmetic flags in CC_SRC), so
+ * that the core may copy it to the plane's other vCPU indexes.
+ */
+static target_ulong plane_tcg_settle_flags(CPUX86State *env)
+{
+    target_ulong inside = env->eflags;
+
+    env->eflags = cpu_compute_eflags(env);
+    return inside;
+}
+
+void helper_plane_hypercall(CPUX86State *env, uint32_t insn_len)
+{
+    CPUState *cs = env_cpu(env);
+    bool long_mode = (env->hflags & HF_LMA_MASK) &&
+                     (env->hflags & HF_CS64_MASK);
+    /* As KVM does: outside 64-bit mode, only the low 32 bits count. */
+    target_ulong mask = long_mode ? ~(target_ulong)0 : 0xffffffffu;
+    PlaneHypercall hc = {
+        .cpu = cs,
+        .cpl = env->hflags & HF_CPL_MASK,
+        .nr = env->regs[R_EAX] & mask,
+        .args = {
+            env->regs[R_EBX] & mask, env->regs[R_ECX] & mask,
+            env->regs[R_EDX] & mask, env->regs[R_ESI] & mask,
+        },
+    };
+    target_ulong inside_flags;
+    uint64_t ret;
+
+    env->eip += insn_len;
+    inside_flags = plane_tcg_settle_flags(env);
+    if (plane_hypercall(&hc, &ret)) {
+        cpu_loop_exit(cs);      /* the plane is switched out: leave */
+    }
+    env->eflags = inside_flags;
+    env->regs[R_EAX] = ret & mask;
+}
+
+void plane_x86_park(CPUX86State *env)
+{
+    target_ulong inside_flags = plane_tcg_settle_flags(env);
+
+    if (plane_park(env_cpu(env))) {
+        cpu_loop_exit(env_cpu(env));
+    }
+    env->eflags = inside_flags;
+}
+
+bool plane_x86_filter_access(CPUState *cs, vaddr addr, hwaddr paddr,
+                             MMUAccessType access_type, int *prot,
+                             bool probe, uintptr_t retaddr)
+{
+    CPUX86State *env = cpu_env(cs);
+    uint32_t attrs;
+    int deny = 0, error_code;
+
+    if (likely(!plane_hypercalls_enabled)) {
+        return true;
+    }
+    attrs = plane_mem_attrs_lookup(cs->plane_id, paddr);
+    if (likely(!attrs)) {
+        return true;
+    }
+    deny |= attrs & PLANE_MEM_ATTR_NO_READ ? PAGE_READ : 0;
+    deny |= attrs & PLANE_MEM_ATTR_NO_WRITE ? PAGE_WRITE : 0;
+    deny |= attrs & PLANE_MEM_ATTR_NO_EXEC ? PAGE_EXEC : 0;
+    if (!(deny & (1 << access_type))) {
+        /* Allowed; a later forbidden access must come back here. */
+        *prot &= ~deny;
+        return true;
+    }
+    if (probe) {
+        return false;
+    }
+    /* A protection #PF, as if the page tables had forbidden it. */
+    error_code = PG_ERROR_P_MASK;
+    error_code |= access_type == MMU_DATA_STORE ? PG_ERROR_W_MASK : 0;
+    error_code |= access_type == MMU_INST_FETCH ? PG_ERROR_I_D_MASK : 0;
+    error_code |= (env->hflags & HF_CPL_MASK) == 3 ? PG_ERROR_U_MASK : 0;
+    env->cr[2] = addr;
+    raise_exception_err_ra(env, EXCP0E_PAGE, error_code, retaddr);
+}
+
+static void plane_tcg_set_return(CPUState *cs, uint64_t value)
+{
+    cpu_env(cs)->regs[R_EAX] = value;
+}
+
+/*
+ * New attributes must hold before the caller runs on: drop translated
+ * code of the range (direct jumps between TBs skip the TLB) and every
+ * vCPU's TLB, the caller's own once all others have flushed theirs.
+ */
+static void plane_tcg_mem_attrs_changed(CPUState *caller, unsigned int plane,
+                                        hwaddr start, uint64_t size)
+{
+    tb_invalidate_phys_range(start, start + size - 1);
+    tlb_flush_all_cpus_synced(caller);
+}
 
 static void plane_accel_tcg_class_init(ObjectClass *oc, void *data)
 {
@@ -14,6 +128,14 @@ static void plane_accel_tcg_class_init(ObjectClass *oc, void *data)
 
     /* TCG has no host limit: the machine property's PLANES_MAX applies. */
     pac->thread_tag = "TCG";
+    pac->vcpu_create = plane_x86_vcpu_create;
+    pac->outside_ram_min = PLANE_X86_OUTSIDE_RAM_MIN;
+    pac->phys_addr_limit = plane_x86_phys_addr_limit;
+    pac->boot_vcpu = plane_x86_boot_vcpu;
+    pac->set_return = plane_tcg_set_return;
+    pac->enter_vtl_call = plane_x86_enter_vtl_call;
+    pac->copy_parked_state = plane_x86_copy_parked_state;
+    pac->mem_attrs_changed = plane_tcg_mem_attrs_changed;
 }
 
 static const TypeInfo plane_accel_tcg_type_info = {

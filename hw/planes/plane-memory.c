@@ -1,0 +1,269 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * VM planes: where plane regions may go, the fresh RAM of regions outside
+ * guest RAM, and the per-plane memory attributes that backends enforce.
+ */
+
+#include "qemu/osdep.h"
+#include "qapi/error.h"
+#include "qemu/error-report.h"
+#include "qemu/main-loop.h"
+#include "qemu/rcu.h"
+#include "exec/address-spaces.h"
+#include "exec/memory.h"
+#include "hw/boards.h"
+#include "hw/planes/plane.h"
+#include "hw/planes/plane-accel.h"
+#include "hw/planes/plane-memory.h"
+#include "trace.h"
+
+/*
+ * A guest can split its attribute map into as many ranges as it likes;
+ * cap them so that it cannot make the VMM allocate without bound.
+ */
+#define PLANE_MEM_ATTR_MAX_RANGES (64 * 1024)
+
+typedef struct PlaneMemAttrRange {
+    hwaddr start;
+    hwaddr end;                 /* exclusive */
+    uint32_t attrs;
+} PlaneMemAttrRange;
+
+/* Sorted, non-overlapping, never modified once published. */
+struct PlaneMemAttrMap {
+    struct rcu_head rcu;
+    size_t nr;
+    PlaneMemAttrRange ranges[];
+};
+
+typedef struct PlaneRangeScan {
+    hwaddr start;
+    hwaddr end;
+    uint64_t ram_bytes;
+    bool other;                 /* MMIO, ROM, or RAM that is not guest RAM */
+} PlaneRangeScan;
+
+static bool memory_region_is_guest_ram(const MemoryRegion *mr)
+{
+    for (; mr; mr = mr->container) {
+        if (mr == current_machine->ram) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool plane_range_scan_cb(Int128 start, Int128 len,
+                                const MemoryRegion *mr,
+                                hwaddr offset_in_region, void *opaque)
+{
+    PlaneRangeScan *scan = opaque;
+    hwaddr s = int128_get64(start);
+    hwaddr e = int128_get64(int128_add(start, len));
+    hwaddr lo = MAX(s, scan->start);
+    hwaddr hi = MIN(e, scan->end);
+
+    if (lo >= hi) {
+        return false;
+    }
+    if (memory_region_is_guest_ram(mr)) {
+        scan->ram_bytes += hi - lo;
+    } else {
+        scan->other = true;
+    }
+    return false;
+}
+
+static void plane_range_scan(PlaneRangeScan *scan, hwaddr gpa, uint64_t size)
+{
+    scan->start = gpa;
+    scan->end = gpa + size;
+    scan->ram_bytes = 0;
+    scan->other = false;
+    RCU_READ_LOCK_GUARD();
+    flatview_for_each_range(address_space_to_flatview(&address_space_memory),
+                            plane_range_scan_cb, scan);
+}
+
+bool plane_range_in_ram(hwaddr gpa, uint64_t size)
+{
+    PlaneRangeScan scan;
+
+    if (!size || gpa + size < gpa) {
+        return false;
+    }
+    plane_range_scan(&scan, gpa, size);
+    return !scan.other && scan.ram_bytes == size;
+}
+
+PlaneRegionPlacement plane_region_placement(PlaneSet *set, hwaddr base,
+                                            uint64_t size)
+{
+    PlaneRangeScan scan;
+
+    plane_range_scan(&scan, base, size);
+    if (scan.other) {
+        return PLANE_REGION_INVALID;
+    }
+    if (scan.ram_bytes == size) {
+        return PLANE_REGION_INSIDE_RAM;
+    }
+    if (scan.ram_bytes == 0 && base >= set->accel->outside_ram_min) {
+        return PLANE_REGION_OUTSIDE_RAM;
+    }
+    return PLANE_REGION_INVALID;
+}
+
+bool plane_region_add_ram(Plane *plane)
+{
+    g_autofree char *name = g_strdup_printf("vm-plane-ram-%u", plane->id);
+    MemoryRegion *mr = g_new0(MemoryRegion, 1);
+    Error *err = NULL;
+
+    if (!memory_region_init_ram(mr, OBJECT(plane), name, plane->region_size,
+                                &err)) {
+        /* The guest learns it from the hypercall; say why once, here. */
+        warn_reportf_err(err, "plane %u: cannot add RAM for its region: ",
+                         plane->id);
+        g_free(mr);
+        return false;
+    }
+    OBJECT(mr)->free = g_free;
+    memory_region_add_subregion(get_system_memory(), plane->region_base, mr);
+    plane->region_ram = mr;
+    plane->set->ram_added += plane->region_size;
+    trace_plane_region_ram_added(plane->id, plane->region_base,
+                                 plane->region_size);
+    return true;
+}
+
+void plane_region_remove_ram(Plane *plane)
+{
+    if (!plane->region_ram) {
+        return;
+    }
+    memory_region_del_subregion(get_system_memory(), plane->region_ram);
+    object_unparent(OBJECT(plane->region_ram));
+    plane->region_ram = NULL;
+    plane->set->ram_added -= plane->region_size;
+}
+
+static PlaneMemAttrMap *plane_mem_attr_map_new(GArray *ranges)
+{
+    PlaneMemAttrMap *map;
+
+    if (!ranges->len) {
+        return NULL;
+    }
+    map = g_malloc(sizeof(*map) + ranges->len * sizeof(PlaneMemAttrRange));
+    map->nr = ranges->len;
+    memcpy(map->ranges, ranges->data, ranges->len * sizeof(PlaneMemAttrRange));
+    return map;
+}
+
+static void plane_mem_attr_append(GArray *out, hwaddr start, hwaddr end,
+                                  uint32_t attrs)
+{
+    PlaneMemAttrRange *last;
+
+    if (start >= end || !attrs) {
+        return;
+    }
+    last = out->len ? &g_array_index(out, PlaneMemAttrRange, out->len - 1)
+                    : NULL;
+    if (last && last->end == start && last->attrs == attrs) {
+        last->end = end;            /* merge neighbours with equal attrs */
+        return;
+    }
+    g_array_append_val(out, ((PlaneMemAttrRange) { start, end, attrs }));
+}
+
+bool plane_mem_attrs_set(PlaneSet *set, CPUState *caller, unsigned int target,
+                         hwaddr start, uint64_t size, uint32_t attrs)
+{
+    Plane *plane = set->planes[target];
+    PlaneMemAttrMap *old = plane->mem_attrs;
+    g_autoptr(GArray) out = g_array_new(false, false,
+                                        sizeof(PlaneMemAttrRange));
+    hwaddr end = start + size;
+    bool placed = false;
+
+    assert(bql_locked());
+    for (size_t i = 0; old && i < old->nr; i++) {
+        PlaneMemAttrRange *r = &old->ranges[i];
+
+        if (!placed && r->end > start) {
+            plane_mem_attr_append(out, r->start, MIN(r->end, start), r->attrs);
+            plane_mem_attr_append(out, start, end, attrs);
+            placed = true;
+        } else if (r->end <= start) {
+            plane_mem_attr_append(out, r->start, r->end, r->attrs);
+            continue;
+        }
+        plane_mem_attr_append(out, MAX(r->start, end), r->end, r->attrs);
+    }
+    if (!placed) {
+        plane_mem_attr_append(out, start, end, attrs);
+    }
+    if (out->len > PLANE_MEM_ATTR_MAX_RANGES) {
+        return false;
+    }
+
+    qatomic_rcu_set(&plane->mem_attrs, plane_mem_attr_map_new(out));
+    if (old) {
+        g_free_rcu(old, rcu);
+    }
+    trace_plane_mem_attrs_set(target, start, size, attrs, out->len);
+    set->accel->mem_attrs_changed(caller, target, start, size);
+    return true;
+}
+
+void plane_mem_attrs_clear(PlaneSet *set)
+{
+    for (unsigned int p = 0; p < set->nr_planes; p++) {
+        PlaneMemAttrMap *old = set->planes[p]->mem_attrs;
+
+        if (old) {
+            qatomic_rcu_set(&set->planes[p]->mem_attrs, NULL);
+            g_free_rcu(old, rcu);
+        }
+    }
+}
+
+uint32_t plane_mem_attrs_lookup(unsigned int plane_id, hwaddr gpa)
+{
+    PlaneSet *set = plane_set_get();
+    PlaneMemAttrMap *map;
+    size_t lo = 0, hi;
+
+    if (!set || plane_id >= set->nr_planes) {
+        return 0;
+    }
+    map = qatomic_rcu_read(&set->planes[plane_id]->mem_attrs);
+    if (!map) {
+        return 0;
+    }
+    hi = map->nr;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        PlaneMemAttrRange *r = &map->ranges[mid];
+
+        if (gpa < r->start) {
+            hi = mid;
+        } else if (gpa >= r->end) {
+            lo = mid + 1;
+        } else {
+            return r->attrs;
+        }
+    }
+    return 0;
+}
+
+void plane_mem_attrs_usage(Plane *plane, uint64_t *ranges, uint64_t *bytes)
+{
+    PlaneMemAttrMap *map = plane->mem_attrs;
+
+    *ranges = map ? map->nr : 0;
+    *bytes = map ? sizeof(*map) + map->nr * sizeof(PlaneMemAttrRange) : 0;
+}

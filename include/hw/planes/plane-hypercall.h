@@ -1,0 +1,52 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * VM planes: the hypercall dispatcher that every backend calls.  All the
+ * guest ABI's validation lives behind it, so backends do none of their own.
+ */
+
+#ifndef HW_PLANES_PLANE_HYPERCALL_H
+#define HW_PLANES_PLANE_HYPERCALL_H
+
+#include "exec/hwaddr.h"
+
+/*
+ * Whether VMCALL/VMMCALL are plane hypercalls: true once the machine has
+ * more than one plane.  Written once at board init, before any vCPU runs
+ * or any code is translated; read lock-free afterwards.
+ */
+extern bool plane_hypercalls_enabled;
+
+typedef struct PlaneHypercall {
+    CPUState *cpu;              /* the vCPU state that made the call */
+    int cpl;                    /* its privilege level at the call */
+    uint64_t nr;                /* RAX */
+    uint64_t args[4];           /* RBX, RCX, RDX, RSI */
+} PlaneHypercall;
+
+/**
+ * plane_hypercall: carry out a hypercall of a VM with planes
+ * @hc: the call
+ * @ret: where the value for RAX goes
+ *
+ * Takes the BQL.  Every guest-supplied value is validated before use; a bad
+ * call returns its negative KVM error code in @ret, changes nothing, and is
+ * traced and logged under -d guest_errors.
+ *
+ * Returns: %true when the call switched the caller's vCPU index to another
+ * plane: the backend must then leave its exec loop without touching RAX
+ * (the value is delivered through PlaneAccelClass::set_return when the
+ * caller's plane is switched back in); %false when @ret holds the result.
+ */
+bool plane_hypercall(const PlaneHypercall *hc, uint64_t *ret);
+
+/**
+ * plane_park: @cpu, a plane >= 1 vCPU state, halted with interrupts off.
+ *
+ * Takes the BQL and hands the vCPU index back like a VTL return with
+ * status 0.  Returns %false (and does nothing) when @cpu is not running a
+ * plane switch, i.e. the HLT is an ordinary one.
+ */
+bool plane_park(CPUState *cpu);
+
+#endif

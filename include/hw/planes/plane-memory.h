@@ -1,0 +1,58 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * VM planes: plane memory regions and per-plane memory attributes.
+ */
+
+#ifndef HW_PLANES_PLANE_MEMORY_H
+#define HW_PLANES_PLANE_MEMORY_H
+
+#include "exec/hwaddr.h"
+#include "hw/planes/plane.h"
+
+/* Where a CONFIG region may lie. */
+typedef enum PlaneRegionPlacement {
+    PLANE_REGION_INSIDE_RAM,    /* carved out of guest RAM */
+    PLANE_REGION_OUTSIDE_RAM,   /* fresh RAM at an unused address */
+    PLANE_REGION_INVALID,       /* MMIO, firmware, partly RAM, ... */
+} PlaneRegionPlacement;
+
+/**
+ * plane_region_placement: where [@base, @base + @size) lies in the guest's
+ * physical address space (@size > 0, no overflow).
+ */
+PlaneRegionPlacement plane_region_placement(PlaneSet *set, hwaddr base,
+                                            uint64_t size);
+
+/* Whether [@gpa, @gpa + @size) lies entirely in guest RAM. */
+bool plane_range_in_ram(hwaddr gpa, uint64_t size);
+
+/* Map fresh RAM for @plane's region; false on host allocation failure. */
+bool plane_region_add_ram(Plane *plane);
+/* Unmap and free the fresh RAM of @plane's region, if any. */
+void plane_region_remove_ram(Plane *plane);
+
+/**
+ * plane_mem_attrs_set: set the attributes plane @target sees on
+ * [@start, @start + @size) to @attrs (0 clears them).
+ *
+ * BQL held.  Returns %false when the map would grow past its limit.
+ */
+bool plane_mem_attrs_set(PlaneSet *set, CPUState *caller, unsigned int target,
+                         hwaddr start, uint64_t size, uint32_t attrs);
+
+/* Drop every attribute of every plane (system reset). */
+void plane_mem_attrs_clear(PlaneSet *set);
+
+/**
+ * plane_mem_attrs_lookup: the attributes plane @plane_id sees at @gpa.
+ *
+ * Lock-free for vCPU threads inside an RCU read-side section (TCG's exec
+ * loop is one); 0 for a plane without attributes.
+ */
+uint32_t plane_mem_attrs_lookup(unsigned int plane_id, hwaddr gpa);
+
+/* Number of ranges and bytes used by @plane's attribute map. */
+void plane_mem_attrs_usage(Plane *plane, uint64_t *ranges, uint64_t *bytes);
+
+#endif

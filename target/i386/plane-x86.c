@@ -1,0 +1,238 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * VM planes on x86, for every backend: plane vCPU states as X86CPUs, and
+ * the Linux x86-64 boot state that ACTIVATE builds for a plane.
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/units.h"
+#include "qapi/error.h"
+#include "exec/address-spaces.h"
+#include "exec/cputlb.h"
+#include "hw/qdev-core.h"
+#include "system/hw_accel.h"
+#include "hw/planes/planes-abi.h"
+#include "plane-x86.h"
+
+CPUState *plane_x86_vcpu_create(Object *parent, CPUState *plane0_cpu,
+                                unsigned int plane_id, Error **errp)
+{
+    static const char *const topology[] = {
+        "socket-id", "die-id", "module-id", "core-id", "thread-id",
+    };
+    X86CPU *p0 = X86_CPU(plane0_cpu);
+    Object *obj = object_new(object_get_typename(OBJECT(plane0_cpu)));
+    CPUState *cs = CPU(obj);
+
+    /* Set before realize: it keeps the state out of hotplug and APIC IDs. */
+    cs->plane_id = plane_id;
+    cs->plane_switched_out = true;
+    object_property_add_child(parent, "cpu", obj);
+    object_unref(obj);
+    if (!object_property_set_uint(obj, "apic-id", p0->apic_id, errp)) {
+        return NULL;
+    }
+    for (size_t i = 0; i < ARRAY_SIZE(topology); i++) {
+        int64_t id = object_property_get_int(OBJECT(p0), topology[i],
+                                             &error_abort);
+
+        if (!object_property_set_int(obj, topology[i], id, errp)) {
+            return NULL;
+        }
+    }
+    if (!qdev_realize(DEVICE(obj), NULL, errp)) {
+        return NULL;
+    }
+    return cs;
+}
+
+hwaddr plane_x86_phys_addr_limit(CPUState *cpu)
+{
+    return 1ULL << X86_CPU(cpu)->phys_bits;
+}
+
+/* Page-table entry bits of the boot page tables. */
+#define PTE_P   0x1ULL
+#define PTE_RW  0x2ULL
+#define PTE_PS  0x80ULL
+
+/* The boot page tables have 12 pages: a PML4, then PDPTs and PDs. */
+#define BOOT_PT_PAGES ((PLANE_BOOT_PAGETABLES - PLANE_BOOT_GDT) / 0x1000)
+
+/*
+ * Identity-maps, with 2 MiB pages, the low 4 GiB (where plane 0's memory
+ * and the VTL call pages usually are) and the GiBs of the plane's region
+ * that fit: always those of the entry point and of the boot state.
+ */
+static void plane_x86_build_page_tables(const PlaneBootInfo *info,
+                                        hwaddr pt)
+{
+    uint64_t top = info->region_base + info->region_size;
+    uint64_t want[] = { 0, 1, 2, 3, info->entry_point >> 30,
+                        (top - 1) >> 30 };
+    g_autofree uint64_t *page = g_new0(uint64_t, BOOT_PT_PAGES * 512);
+    uint64_t *pml4 = page;
+    GArray *gibs = g_array_new(false, false, sizeof(uint64_t));
+    int pdpt_of_slot[512];
+    unsigned int used = 1;          /* the PML4 */
+
+    memset(pdpt_of_slot, -1, sizeof(pdpt_of_slot));
+    for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+        g_array_append_val(gibs, want[i]);
+    }
+    for (uint64_t g = info->region_base >> 30; g <= (top - 1) >> 30; g++) {
+        g_array_append_val(gibs, g);
+    }
+    for (guint i = 0; i < gibs->len; i++) {
+        uint64_t gib = g_array_index(gibs, uint64_t, i);
+        unsigned int slot = gib / 512, pdpt, pd;
+        uint64_t *pdpt_page;
+        bool new_pdpt = pdpt_of_slot[slot] < 0;
+
+        pdpt = new_pdpt ? used : pdpt_of_slot[slot];
+        pdpt_page = page + pdpt * 512;
+        if (pdpt_page[gib % 512] & PTE_P) {
+            continue;               /* mapped already */
+        }
+        if (used + new_pdpt + 1 > BOOT_PT_PAGES) {
+            continue;               /* no room: the region is big */
+        }
+        if (new_pdpt) {
+            pdpt_of_slot[slot] = pdpt;
+            pml4[slot] = (pt + pdpt * 0x1000) | PTE_P | PTE_RW;
+            used++;
+        }
+        pd = used++;
+        pdpt_page[gib % 512] = (pt + pd * 0x1000) | PTE_P | PTE_RW;
+        for (unsigned int k = 0; k < 512; k++) {
+            page[pd * 512 + k] = (gib << 30) | ((uint64_t)k << 21) |
+                                 PTE_P | PTE_RW | PTE_PS;
+        }
+    }
+    g_array_free(gibs, true);
+    for (size_t i = 0; i < BOOT_PT_PAGES * 512; i++) {
+        page[i] = cpu_to_le64(page[i]);
+    }
+    address_space_write(&address_space_memory, pt, MEMTXATTRS_UNSPECIFIED,
+                        page, BOOT_PT_PAGES * 0x1000);
+}
+
+/* Offsets in the Linux zero page (Documentation/arch/x86/zero-page.rst). */
+#define BP_EXT_CMD_LINE_PTR 0x0c8
+#define BP_E820_ENTRIES     0x1e8
+#define BP_HDR_BOOT_FLAG    0x1fe
+#define BP_HDR_HEADER       0x202
+#define BP_HDR_VERSION      0x206
+#define BP_HDR_LOADER       0x210
+#define BP_HDR_LOADFLAGS    0x211
+#define BP_HDR_CMD_LINE_PTR 0x228
+#define BP_HDR_CMDLINE_SIZE 0x238
+#define BP_E820_TABLE       0x2d0
+#define E820_ENTRY_SIZE     20
+#define E820_RAM            1
+#define E820_RESERVED       2
+
+static void plane_x86_put_e820(uint8_t *bp, unsigned int n, uint64_t addr,
+                               uint64_t size, uint32_t type)
+{
+    uint8_t *e = bp + BP_E820_TABLE + n * E820_ENTRY_SIZE;
+
+    stq_le_p(e, addr);
+    stq_le_p(e + 8, size);
+    stl_le_p(e + 16, type);
+}
+
+/* The plane's view: its region is its RAM, minus the boot state on top. */
+static void plane_x86_build_boot_params(const PlaneBootInfo *info,
+                                        hwaddr bp_gpa, hwaddr cmdline_gpa)
+{
+    uint64_t top = info->region_base + info->region_size;
+    uint64_t boot = top - PLANE_BOOT_PAGETABLES;
+    g_autofree uint8_t *bp = g_malloc0(0x1000);
+
+    stw_le_p(bp + BP_HDR_BOOT_FLAG, 0xaa55);
+    stl_le_p(bp + BP_HDR_HEADER, 0x53726448);           /* "HdrS" */
+    stw_le_p(bp + BP_HDR_VERSION, 0x020f);
+    bp[BP_HDR_LOADER] = 0xff;                           /* undefined loader */
+    bp[BP_HDR_LOADFLAGS] = 0x01;                        /* LOADED_HIGH */
+    stl_le_p(bp + BP_HDR_CMD_LINE_PTR, (uint32_t)cmdline_gpa);
+    stl_le_p(bp + BP_EXT_CMD_LINE_PTR, cmdline_gpa >> 32);
+    stl_le_p(bp + BP_HDR_CMDLINE_SIZE, PLANE_CONFIG_CMDLINE_LEN - 1);
+    plane_x86_put_e820(bp, 0, info->region_base, boot - info->region_base,
+                       E820_RAM);
+    plane_x86_put_e820(bp, 1, boot, PLANE_BOOT_PAGETABLES, E820_RESERVED);
+    bp[BP_E820_ENTRIES] = 2;
+    address_space_write(&address_space_memory, bp_gpa, MEMTXATTRS_UNSPECIFIED,
+                        bp, 0x1000);
+}
+
+void plane_x86_boot_vcpu(CPUState *cs, const PlaneBootInfo *info)
+{
+    CPUX86State *env = cpu_env(cs);
+    uint64_t top = info->region_base + info->region_size;
+    hwaddr pt = top - PLANE_BOOT_PAGETABLES, gdt = top - PLANE_BOOT_GDT;
+    hwaddr bp = top - PLANE_BOOT_PARAMS, cmdline = top - PLANE_BOOT_CMDLINE;
+    uint8_t gdt_bytes[24] = { 0 };
+    size_t len = strlen(info->cmdline) + 1;
+
+    plane_x86_build_page_tables(info, pt);
+    stq_le_p(gdt_bytes + PLANE_BOOT_GDT_CS, 0x00af9b000000ffffULL);
+    stq_le_p(gdt_bytes + PLANE_BOOT_GDT_DS, 0x00cf93000000ffffULL);
+    address_space_write(&address_space_memory, gdt, MEMTXATTRS_UNSPECIFIED,
+                        gdt_bytes, sizeof(gdt_bytes));
+    plane_x86_build_boot_params(info, bp, cmdline);
+    address_space_write(&address_space_memory, cmdline,
+                        MEMTXATTRS_UNSPECIFIED, info->cmdline, len);
+
+    cpu_synchronize_state(cs);
+    memset(env->regs, 0, sizeof(env->regs));
+    env->regs[R_ESI] = bp;
+    env->regs[R_ESP] = top;
+    env->eip = info->entry_point;
+    env->eflags = 0x2;
+    cpu_load_efer(env, MSR_EFER_SCE | MSR_EFER_LME | MSR_EFER_LMA |
+                       MSR_EFER_NXE);
+    cpu_x86_update_cr4(env, CR4_PAE_MASK);
+    cpu_x86_update_cr3(env, pt);
+    cpu_x86_update_cr0(env, 0x80000035);
+    env->gdt.base = gdt;
+    env->gdt.limit = sizeof(gdt_bytes) - 1;
+    env->idt.base = 0;
+    env->idt.limit = 0;
+    cpu_x86_load_seg_cache(env, R_CS, PLANE_BOOT_GDT_CS, 0, 0xffffffff,
+                           DESC_P_MASK | DESC_S_MASK | DESC_CS_MASK |
+                           DESC_R_MASK | DESC_A_MASK | DESC_G_MASK |
+                           DESC_L_MASK);
+    for (int seg = R_ES; seg <= R_GS; seg++) {
+        if (seg != R_CS) {
+            cpu_x86_load_seg_cache(env, seg, PLANE_BOOT_GDT_DS, 0, 0xffffffff,
+                                   DESC_P_MASK | DESC_S_MASK | DESC_W_MASK |
+                                   DESC_A_MASK | DESC_G_MASK | DESC_B_MASK);
+        }
+    }
+    tlb_flush(cs);
+}
+
+void plane_x86_enter_vtl_call(CPUState *cs, hwaddr request, hwaddr response)
+{
+    CPUX86State *env = cpu_env(cs);
+
+    cpu_synchronize_state(cs);
+    env->regs[R_EAX] = request;
+    env->regs[R_EBX] = response;
+}
+
+void plane_x86_copy_parked_state(CPUState *dst, CPUState *src)
+{
+    CPUX86State *d = cpu_env(dst), *s = cpu_env(src);
+    struct CPUBreakpoint *debug[4];
+
+    cpu_synchronize_state(src);
+    cpu_synchronize_state(dst);
+    /* Registers, MSRs, FPU: all up to end_reset_fields but dst's debug */
+    memcpy(debug, d->cpu_breakpoint, sizeof(debug));
+    memcpy(d, s, offsetof(CPUX86State, end_reset_fields));
+    memcpy(d->cpu_breakpoint, debug, sizeof(debug));
+    tlb_flush(dst);
+}

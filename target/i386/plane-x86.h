@@ -1,0 +1,45 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * VM planes on x86: the hooks the x86 code calls, and the x86 parts that
+ * every planes backend (TCG, KVM) shares.
+ */
+
+#ifndef TARGET_I386_PLANE_X86_H
+#define TARGET_I386_PLANE_X86_H
+
+#include "qemu/units.h"
+#include "cpu.h"
+
+#ifdef CONFIG_USER_ONLY
+#define plane_hypercalls_enabled false
+#else
+#include "hw/planes/plane-accel.h"
+#include "hw/planes/plane-hypercall.h"
+
+/* TCG: a plane >= 1 halted with interrupts off; returns if not parked. */
+void plane_x86_park(CPUX86State *env);
+
+/*
+ * TCG: narrow @prot by the memory attributes the vCPU's plane sees at
+ * @paddr; a forbidden @access_type faults (#PF) unless @probe, in which
+ * case it returns false.
+ */
+bool plane_x86_filter_access(CPUState *cs, vaddr addr, hwaddr paddr,
+                             MMUAccessType access_type, int *prot,
+                             bool probe, uintptr_t retaddr);
+
+/* Shared by the x86 backends: see PlaneAccelClass. */
+CPUState *plane_x86_vcpu_create(Object *parent, CPUState *plane0_cpu,
+                                unsigned int plane_id, Error **errp);
+hwaddr plane_x86_phys_addr_limit(CPUState *cpu);
+void plane_x86_boot_vcpu(CPUState *cpu, const PlaneBootInfo *info);
+void plane_x86_enter_vtl_call(CPUState *cpu, hwaddr request,
+                              hwaddr response);
+void plane_x86_copy_parked_state(CPUState *dst, CPUState *src);
+
+/* Fresh plane RAM must stay clear of the PCI hole, APIC and firmware. */
+#define PLANE_X86_OUTSIDE_RAM_MIN (4 * GiB)
+#endif
+
+#endif
