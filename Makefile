@@ -12,9 +12,9 @@ QEMU_QTESTS   := qmp-cmd-test qom-test test-hmp device-introspect-test
 MESON_TEST    := cd $(BUILD) && pyvenv/bin/meson test --no-rebuild \
                  --print-errorlogs --num-processes 2
 
-.PHONY: all overlay check check-planes check-qemu check-unit demo clean
+.PHONY: all overlay guests check check-planes check-qemu check-unit demo clean
 
-all: overlay
+all: overlay guests
 	$(NINJA) -C $(BUILD) qemu-system-x86_64
 	@# The +ds source ships no firmware: a binary run from the build tree
 	@# looks for it in qemu-bundle, so point that at Debian's packages.
@@ -22,6 +22,47 @@ all: overlay
 	@ln -sfn /usr/share/seabios $(BUILD)/qemu-bundle/usr/share/seabios
 	@ln -sfn /usr/share/qemu $(BUILD)/qemu-bundle/usr/share/qemu
 	@ln -sfn /usr/lib/ipxe/qemu $(BUILD)/qemu-bundle/usr/lib/ipxe/qemu
+
+# The freestanding test guests (gcc and ld only): plane0.elf boots with
+# -kernel (PVH) and carries the plane-1 monitor as a flat, position-
+# independent image.
+GUEST_SRC := tests/planes/guest
+GUEST_DIR := $(BUILD)/tests/planes-guests
+GUEST_CFLAGS := -m64 -O2 -Wall -Werror -ffreestanding -fno-builtin \
+                -nostdlib -mno-red-zone -mgeneral-regs-only \
+                -fno-stack-protector -fno-asynchronous-unwind-tables \
+                -fcf-protection=none
+GUEST_HDRS := $(GUEST_SRC)/guest.h
+
+guests: $(GUEST_DIR)/plane0.elf
+
+$(GUEST_DIR)/%.p1.o: $(GUEST_SRC)/%.c $(GUEST_HDRS)
+	@mkdir -p $(@D)
+	gcc $(GUEST_CFLAGS) -fPIE -fvisibility=hidden -c -o $@ $<
+$(GUEST_DIR)/plane1-entry.p1.o: $(GUEST_SRC)/plane1.S
+	@mkdir -p $(@D)
+	gcc $(GUEST_CFLAGS) -fPIE -c -o $@ $<
+$(GUEST_DIR)/plane1.bin: $(GUEST_DIR)/plane1-entry.p1.o \
+		$(GUEST_DIR)/plane1.p1.o $(GUEST_DIR)/lib.p1.o $(GUEST_SRC)/plane1.ld
+	@# Linked at 0 and copied anywhere: no absolute relocations allowed.
+	@! readelf -rW $(filter %.o,$^) | grep -E 'R_X86_64_(64|32S?) ' || \
+	    { echo "plane-1 monitor has absolute relocations" >&2; exit 1; }
+	ld -nostdlib -T $(GUEST_SRC)/plane1.ld -o $(GUEST_DIR)/plane1.elf \
+	    $(filter %.o,$^)
+	objcopy -O binary $(GUEST_DIR)/plane1.elf $@
+
+$(GUEST_DIR)/%.p0.o: $(GUEST_SRC)/%.c $(GUEST_HDRS)
+	@mkdir -p $(@D)
+	gcc $(GUEST_CFLAGS) -fno-pic -c -o $@ $<
+$(GUEST_DIR)/boot.p0.o: $(GUEST_SRC)/boot.S
+	@mkdir -p $(@D)
+	gcc $(GUEST_CFLAGS) -fno-pic -c -o $@ $<
+$(GUEST_DIR)/plane1-image.p0.o: $(GUEST_SRC)/plane1-image.S $(GUEST_DIR)/plane1.bin
+	gcc $(GUEST_CFLAGS) -DPLANE1_BIN='"$(GUEST_DIR)/plane1.bin"' -c -o $@ $<
+$(GUEST_DIR)/plane0.elf: $(GUEST_DIR)/boot.p0.o $(GUEST_DIR)/plane0.p0.o \
+		$(GUEST_DIR)/lib.p0.o $(GUEST_DIR)/plane1-image.p0.o \
+		$(GUEST_SRC)/plane0.ld
+	ld -nostdlib -no-pie -T $(GUEST_SRC)/plane0.ld -o $@ $(filter %.o,$^)
 
 # Link overlay files added since ./configure into the tree (cheap: symlinks).
 overlay:

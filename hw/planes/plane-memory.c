@@ -13,6 +13,7 @@
 #include "exec/address-spaces.h"
 #include "exec/memory.h"
 #include "hw/boards.h"
+#include "migration/vmstate.h"
 #include "hw/planes/plane.h"
 #include "hw/planes/plane-accel.h"
 #include "hw/planes/plane-memory.h"
@@ -121,8 +122,9 @@ bool plane_region_add_ram(Plane *plane)
     MemoryRegion *mr = g_new0(MemoryRegion, 1);
     Error *err = NULL;
 
-    if (!memory_region_init_ram(mr, OBJECT(plane), name, plane->region_size,
-                                &err)) {
+    /* The plane is no device: register the RAM for migration by name. */
+    if (!memory_region_init_ram_nomigrate(mr, OBJECT(plane), name,
+                                          plane->region_size, &err)) {
         /* The guest learns it from the hypercall; say why once, here. */
         warn_reportf_err(err, "plane %u: cannot add RAM for its region: ",
                          plane->id);
@@ -130,6 +132,7 @@ bool plane_region_add_ram(Plane *plane)
         return false;
     }
     OBJECT(mr)->free = g_free;
+    vmstate_register_ram_global(mr);
     memory_region_add_subregion(get_system_memory(), plane->region_base, mr);
     plane->region_ram = mr;
     plane->set->ram_added += plane->region_size;
@@ -144,6 +147,7 @@ void plane_region_remove_ram(Plane *plane)
         return;
     }
     memory_region_del_subregion(get_system_memory(), plane->region_ram);
+    vmstate_unregister_ram(plane->region_ram, NULL);
     object_unparent(OBJECT(plane->region_ram));
     plane->region_ram = NULL;
     plane->set->ram_added -= plane->region_size;

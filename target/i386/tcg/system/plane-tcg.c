@@ -32,6 +32,17 @@ static target_ulong plane_tcg_settle_flags(CPUX86State *env)
     return inside;
 }
 
+/*
+ * The vCPU state was switched out: leave cpu_exec() itself, not only the
+ * TB (a bare cpu_loop_exit would go on executing), and sleep in the exec
+ * loop's qemu_wait_io_event() until switched in again.
+ */
+static G_NORETURN void plane_tcg_leave(CPUState *cs)
+{
+    cs->exception_index = EXCP_YIELD;
+    cpu_loop_exit(cs);
+}
+
 void helper_plane_hypercall(CPUX86State *env, uint32_t insn_len)
 {
     CPUState *cs = env_cpu(env);
@@ -51,11 +62,14 @@ void helper_plane_hypercall(CPUX86State *env, uint32_t insn_len)
     target_ulong inside_flags;
     uint64_t ret;
 
+    /* Parked-looking while the dispatcher may copy this state */
     env->eip += insn_len;
     inside_flags = plane_tcg_settle_flags(env);
     if (plane_hypercall(&hc, &ret)) {
-        cpu_loop_exit(cs);      /* the plane is switched out: leave */
+        plane_tcg_leave(cs);
     }
+    /* Carry on in this TB, which advances RIP itself */
+    env->eip -= insn_len;
     env->eflags = inside_flags;
     env->regs[R_EAX] = ret & mask;
 }
@@ -65,7 +79,7 @@ void plane_x86_park(CPUX86State *env)
     target_ulong inside_flags = plane_tcg_settle_flags(env);
 
     if (plane_park(env_cpu(env))) {
-        cpu_loop_exit(env_cpu(env));
+        plane_tcg_leave(env_cpu(env));
     }
     env->eflags = inside_flags;
 }

@@ -1,0 +1,119 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Freestanding x86-64 test guests for VM planes: shared declarations.
+ */
+
+#ifndef PLANES_GUEST_H
+#define PLANES_GUEST_H
+
+typedef unsigned char u8;
+typedef unsigned short u16;
+typedef unsigned int u32;
+typedef unsigned long u64;
+typedef long s64;
+typedef int s32;
+typedef unsigned long size_t;
+
+#define NULL ((void *)0)
+
+/* The guest ABI (../../../include/hw/planes/planes-abi.h, as a guest sees it) */
+#define HC_CONFIG           13
+#define HC_ACTIVATE         14
+#define HC_VTL_CALL         15
+#define HC_VTL_RETURN       16
+#define HC_SET_MEM_ATTRS    17
+#define HC_UNKNOWN          12345
+
+#define KVM_ENOSYS          1000
+#define KVM_EFAULT          14
+#define KVM_EINVAL          22
+#define KVM_E2BIG           7
+#define KVM_EPERM           1
+#define KVM_EOPNOTSUPP      95
+#define KVM_EBUSY           16
+
+#define ATTR_NO_WRITE       (1u << 4)
+#define ATTR_NO_EXEC        (1u << 5)
+#define ATTR_NO_READ        (1u << 6)
+
+struct vm_plane_config {
+    u64 load_offset;
+    u64 memory_size;
+    u64 entry_point;
+    u32 kernel_format;
+    char kernel[128];
+    char cmdline[512];
+    u32 padding;
+} __attribute__((packed));
+
+_Static_assert(sizeof(struct vm_plane_config) == 672, "vm_plane_config");
+
+struct vtl_request {
+    u32 call_id;
+    u32 arg_size;
+    u8 payload[];
+} __attribute__((packed));
+
+struct vtl_response {
+    s32 status;
+    u32 resp_size;
+    u8 payload[];
+} __attribute__((packed));
+
+/* Call ids [seed] */
+#define VTL_INIT            0x1
+#define VTL_SHUTDOWN        0x2
+#define VTL_PROTECT_MEMORY  0x100
+#define VTL_SEAL_KERNEL     0x101
+#define VTL_ECHO            0x7f00      /* test-only: status = arg */
+
+static inline void outb(u16 port, u8 v)
+{
+    __asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline u8 inb(u16 port)
+{
+    u8 v;
+
+    __asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
+    return v;
+}
+
+static inline s64 hypercall(u64 nr, u64 a0, u64 a1, u64 a2, u64 a3)
+{
+    s64 ret;
+
+    __asm__ volatile("vmcall"
+                     : "=a"(ret)
+                     : "a"(nr), "b"(a0), "c"(a1), "d"(a2), "S"(a3)
+                     : "memory");
+    return ret;
+}
+
+static inline s64 hypercall_vmmcall(u64 nr, u64 a0, u64 a1)
+{
+    s64 ret;
+
+    __asm__ volatile("vmmcall"
+                     : "=a"(ret) : "a"(nr), "b"(a0), "c"(a1) : "memory");
+    return ret;
+}
+
+/* lib.c */
+void serial_init(void);
+void putc(char c);
+void puts(const char *s);
+void printf(const char *fmt, ...);
+void *memset(void *d, int c, size_t n);
+void *memcpy(void *d, const void *s, size_t n);
+int memcmp(const void *a, const void *b, size_t n);
+size_t strlen(const char *s);
+int strcmp(const char *a, const char *b);
+int strncmp(const char *a, const char *b, size_t n);
+char *strncpy(char *d, const char *s, size_t n);
+const char *cmdline_arg(const char *cmdline, const char *key);
+u64 parse_u64(const char *s);
+
+#endif

@@ -1,0 +1,401 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Plane-0 test guest: boots with PVH, configures and activates plane 1 the
+ * way the seed's guest loader does, and runs the test named on its command
+ * line (test=NAME).  It reports over the serial port and exits through
+ * isa-debug-exit: 0 (QEMU exit status 1) when the test ran to its end.
+ */
+
+#include "guest.h"
+
+#define EXIT_PASS 0
+#define EXIT_FAIL 1
+
+struct hvm_start_info {
+    u32 magic;
+    u32 version;
+    u32 flags;
+    u32 nr_modules;
+    u64 modlist_paddr;
+    u64 cmdline_paddr;
+    u64 rsdp_paddr;
+    u64 memmap_paddr;
+    u32 memmap_entries;
+} __attribute__((packed));
+
+struct trap_frame {
+    u64 r11, r10, r9, r8, rdi, rsi, rdx, rcx, rax;
+    u64 vector, error, rip, cs, rflags, rsp, ss;
+};
+
+struct tss {
+    u32 reserved0;
+    u64 rsp0, rsp1, rsp2;
+    u64 reserved1;
+    u64 ist[7];
+    u64 reserved2;
+    u16 reserved3, iomap;
+} __attribute__((packed));
+
+extern const u8 plane1_image[], plane1_image_end[];
+extern u64 gdt_tss[2];
+extern void user_call(void (*fn)(void), void *stack);
+extern char trap0[], trap1[], trap2[], trap3[], trap4[], trap5[], trap6[],
+            trap7[], trap8[], trap9[], trap10[], trap11[], trap12[], trap13[],
+            trap14[], trap15[], trap16[], trap17[], trap18[], trap19[],
+            trap128[];
+
+static struct vm_plane_config cfg[4] __attribute__((aligned(4096)));
+static u64 idt[256 * 2] __attribute__((aligned(16)));
+static struct tss tss __attribute__((aligned(16)));
+static u8 kstack[16384] __attribute__((aligned(16)));
+static u8 ustack[16384] __attribute__((aligned(16)));
+static const char *cmdline = "";
+
+/* Set by a probe before an access that may fault; the trap resumes there. */
+volatile u64 fixup_rip;
+volatile u64 last_vector, last_error, last_cr2;
+
+static int halt_at_exit;
+
+/* Exits through isa-debug-exit, or with halt=1 stays up for inspection. */
+static void guest_exit(int code)
+{
+    printf("EXIT %d\n", (s64)code);
+    if (halt_at_exit && code == EXIT_PASS) {
+        puts("DONE\n");
+    } else {
+        outb(0xf4, code);
+    }
+    for (;;) {
+        __asm__ volatile("cli; hlt");
+    }
+}
+
+void trap_handler(struct trap_frame *f)
+{
+    u64 cr2;
+
+    __asm__ volatile("mov %%cr2, %0" : "=r"(cr2));
+    last_vector = f->vector;
+    last_error = f->error;
+    last_cr2 = cr2;
+    if (fixup_rip) {
+        f->rip = fixup_rip;
+        fixup_rip = 0;
+        return;
+    }
+    printf("TRAP unexpected vector=%u error=0x%x rip=0x%x cr2=0x%x\n",
+           f->vector, f->error, f->rip, cr2);
+    guest_exit(EXIT_FAIL);
+}
+
+static void set_gate(int vec, void *handler, int dpl)
+{
+    u64 a = (u64)handler;
+
+    idt[vec * 2] = (a & 0xffff) | (0x08ULL << 16) |
+                   ((u64)(0x8e | dpl << 5) << 40) |
+                   ((a >> 16 & 0xffff) << 48);
+    idt[vec * 2 + 1] = a >> 32;
+}
+
+static void traps_init(void)
+{
+    static void *const handlers[] = {
+        trap0, trap1, trap2, trap3, trap4, trap5, trap6, trap7, trap8, trap9,
+        trap10, trap11, trap12, trap13, trap14, trap15, trap16, trap17,
+        trap18, trap19,
+    };
+    struct { u16 limit; u64 base; } __attribute__((packed)) idtr = {
+        sizeof(idt) - 1, (u64)idt,
+    };
+    u64 t = (u64)&tss;
+
+    for (int i = 0; i < 20; i++) {
+        set_gate(i, handlers[i], 0);
+    }
+    set_gate(0x80, trap128, 3);
+    __asm__ volatile("lidt %0" : : "m"(idtr));
+
+    tss.rsp0 = (u64)kstack + sizeof(kstack);
+    tss.iomap = sizeof(tss);
+    gdt_tss[0] = (sizeof(tss) - 1) | ((t & 0xffffff) << 16) |
+                 (0x89ULL << 40) | ((t >> 24 & 0xff) << 56);
+    gdt_tss[1] = t >> 32;
+    __asm__ volatile("ltr %w0" : : "r"(0x28));
+}
+
+/* Probes: 0 if the access went through, else the trap vector + 1. */
+static int try_read8(u64 addr, u8 *v)
+{
+    int trapped;
+
+    __asm__ volatile("lea 1f(%%rip), %%rax\n\t"
+                     "mov %%rax, fixup_rip(%%rip)\n\t"
+                     "xor %0, %0\n\t"
+                     "movb (%2), %b1\n\t"
+                     "movq $0, fixup_rip(%%rip)\n\t"
+                     "jmp 2f\n"
+                     "1:\tmov $1, %0\n"
+                     "2:"
+                     : "=&r"(trapped), "=&q"(*v) : "r"(addr) : "rax", "memory");
+    return trapped ? (int)last_vector + 1 : 0;
+}
+
+static int try_write8(u64 addr, u8 v)
+{
+    int trapped;
+
+    __asm__ volatile("lea 1f(%%rip), %%rax\n\t"
+                     "mov %%rax, fixup_rip(%%rip)\n\t"
+                     "xor %0, %0\n\t"
+                     "movb %b2, (%1)\n\t"
+                     "movq $0, fixup_rip(%%rip)\n\t"
+                     "jmp 2f\n"
+                     "1:\tmov $1, %0\n"
+                     "2:"
+                     : "=&r"(trapped) : "r"(addr), "q"(v) : "rax", "memory");
+    return trapped ? (int)last_vector + 1 : 0;
+}
+
+static int try_exec(u64 addr)
+{
+    int trapped;
+
+    __asm__ volatile("lea 1f(%%rip), %%rax\n\t"
+                     "mov %%rax, fixup_rip(%%rip)\n\t"
+                     "xor %0, %0\n\t"
+                     "mov %%rsp, %%r11\n\t"
+                     "call *%1\n\t"
+                     "movq $0, fixup_rip(%%rip)\n\t"
+                     "jmp 2f\n"
+                     "1:\tmov %%r11, %%rsp\n\t"
+                     "mov $1, %0\n"
+                     "2:"
+                     : "=&r"(trapped) : "r"(addr)
+                     : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10",
+                       "r11", "memory");
+    return trapped ? (int)last_vector + 1 : 0;
+}
+
+static u64 arg_u64(const char *key, u64 dflt)
+{
+    const char *v = cmdline_arg(cmdline, key);
+
+    return v ? parse_u64(v) : dflt;
+}
+
+static void arg_str(const char *key, const char *dflt, char *out, size_t n)
+{
+    const char *v = cmdline_arg(cmdline, key);
+    size_t i = 0;
+
+    if (!v) {
+        strncpy(out, dflt, n);
+        return;
+    }
+    /* up to the next space; '+' stands for a space inside the value */
+    for (; i + 1 < n && v[i] && v[i] != ' '; i++) {
+        out[i] = v[i] == '+' ? ' ' : v[i];
+    }
+    out[i] = 0;
+}
+
+static int use_vmmcall;
+
+static s64 hc(u64 nr, u64 a0, u64 a1)
+{
+    return use_vmmcall ? hypercall_vmmcall(nr, a0, a1)
+                       : hypercall(nr, a0, a1, 0, 0);
+}
+
+/* Entry 1 of the config array from the command line (p1base=, ...). */
+static void fill_config(void)
+{
+    memset(cfg, 0, sizeof(cfg));
+    cfg[1].load_offset = arg_u64("p1base", 0x4000000);
+    cfg[1].memory_size = arg_u64("p1size", 0x1000000);
+    arg_str("p1cmd", "console=ttyS0 vtl=1", cfg[1].cmdline,
+            sizeof(cfg[1].cmdline));
+    strncpy(cfg[1].kernel, "plane1-monitor", sizeof(cfg[1].kernel));
+}
+
+static s64 config(u64 count)
+{
+    s64 r = hc(HC_CONFIG, (u64)cfg, count);
+
+    printf("P0: CONFIG rax=%d\n", r);
+    return r;
+}
+
+/* Copies the monitor into plane 1's region; fills entry_point. */
+static void load_plane1(void)
+{
+    u64 base = cfg[1].load_offset;
+
+    memcpy((void *)base, plane1_image, plane1_image_end - plane1_image);
+    cfg[1].entry_point = base + arg_u64("p1entry", 0);
+    printf("P0: plane 1 image (%u bytes) copied to 0x%x\n",
+           (u64)(plane1_image_end - plane1_image), base);
+}
+
+static s64 activate(u64 count)
+{
+    s64 r = hc(HC_ACTIVATE, (u64)cfg, count);
+
+    printf("P0: ACTIVATE rax=%d\n", r);
+    return r;
+}
+
+static void result(const char *name, s64 rax)
+{
+    printf("RESULT %s rax=%d\n", name, rax);
+}
+
+/* The VM keeps running and answers hypercalls after a refused one. */
+static void alive(void)
+{
+    printf("ALIVE rax=%d\n", hc(HC_UNKNOWN, 0, 0));
+}
+
+static void test_boot(void)
+{
+    u64 base, count = arg_u64("count", 2);
+    s64 trap;
+    u8 v;
+
+    fill_config();
+    base = cfg[1].load_offset;
+    if (config(count) != 0) {
+        guest_exit(EXIT_FAIL);
+    }
+    /* Between CONFIG and ACTIVATE the region is plane 0's to fill. */
+    load_plane1();
+    if (activate(count) != 0) {
+        guest_exit(EXIT_FAIL);
+    }
+    puts("P0: resumed after ACTIVATE\n");
+    /* The seal: every access faults (vector 14), nothing reaches memory. */
+    trap = try_read8(base, &v) - 1;
+    printf("P0: read of plane 1 region: trap=%d error=0x%x cr2=0x%x\n",
+           trap, last_error, last_cr2);
+    trap = try_write8(base + 0x10, 0xcc) - 1;
+    printf("P0: write of plane 1 region: trap=%d error=0x%x cr2=0x%x\n",
+           trap, last_error, last_cr2);
+    trap = try_exec(base + 0x20) - 1;
+    printf("P0: exec of plane 1 region: trap=%d error=0x%x cr2=0x%x\n",
+           trap, last_error, last_cr2);
+    trap = try_read8(base + cfg[1].memory_size - 1, &v) - 1;
+    printf("P0: read of plane 1 region end: trap=%d\n", trap);
+    trap = try_read8(base + cfg[1].memory_size, &v) - 1;
+    printf("P0: read just past plane 1 region: trap=%d\n", trap);
+}
+
+static void cpl3_config(void)
+{
+    cfg[0].kernel_format = hypercall(HC_CONFIG, (u64)cfg, 2, 0, 0);
+    cfg[0].padding = hypercall(HC_UNKNOWN, 0, 0, 0, 0);
+    __asm__ volatile("int $0x80");
+}
+
+/* Each refused call: its RAX, then proof that the VM is still fine. */
+static void test_negative(const char *name)
+{
+    u64 planes = arg_u64("planes", 2);
+
+    fill_config();
+    if (!strcmp(name, "count0")) {
+        result(name, config(0));
+    } else if (!strcmp(name, "count1")) {
+        result(name, config(1));
+    } else if (!strcmp(name, "count-too-big")) {
+        result(name, config(planes + 1));
+    } else if (!strcmp(name, "overlap")) {
+        cfg[2] = cfg[1];
+        cfg[2].load_offset += cfg[1].memory_size / 2;
+        result(name, config(3));
+    } else if (!strcmp(name, "array-outside-ram")) {
+        result(name, hc(HC_CONFIG, arg_u64("array", 0x40000000), 2));
+    } else if (!strcmp(name, "config-twice")) {
+        config(2);
+        result(name, config(2));
+    } else if (!strcmp(name, "activate-before-config")) {
+        load_plane1();
+        result(name, activate(2));
+    } else if (!strcmp(name, "entry-outside")) {
+        config(2);
+        load_plane1();
+        result(name, activate(2));
+    } else if (!strcmp(name, "cmdline-no-nul")) {
+        memset(cfg[1].cmdline, 'A', sizeof(cfg[1].cmdline));
+        result(name, config(2));
+    } else if (!strcmp(name, "region")) {
+        /* the region itself comes from p1base= / p1size= */
+        result(name, config(2));
+    } else if (!strcmp(name, "cpl3")) {
+        user_call(cpl3_config, ustack + sizeof(ustack));
+        printf("RESULT cpl3 rax=%d unknown=%d\n",
+               (s64)(s32)cfg[0].kernel_format, (s64)(s32)cfg[0].padding);
+        cfg[0].kernel_format = cfg[0].padding = 0;
+        result("cpl0-after", config(2));
+    } else if (!strcmp(name, "vtl-return-plane0")) {
+        result(name, hc(HC_VTL_RETURN, 0, 0));
+    } else if (!strcmp(name, "set-mem-attrs-plane0")) {
+        result(name, hypercall(HC_SET_MEM_ATTRS, 0x1000000, 0x1000,
+                               ATTR_NO_WRITE, 0));
+    } else if (!strcmp(name, "vtl-call-before-activate")) {
+        result(name, hc(HC_VTL_CALL, 0x3000000, 0x3001000));
+    } else if (!strcmp(name, "unknown")) {
+        result(name, hc(HC_UNKNOWN, 1, 2));
+    } else {
+        printf("P0: unknown test '%s'\n", name);
+        guest_exit(EXIT_FAIL);
+    }
+    alive();
+}
+
+/* planes=1: stock TCG has no VMCALL, so the guest gets #UD. */
+static void test_no_planes(void)
+{
+    u64 rip_probe;
+
+    fill_config();
+    __asm__ volatile("lea 1f(%%rip), %%rax\n\t"
+                     "mov %%rax, fixup_rip(%%rip)\n\t"
+                     "mov $13, %%eax\n\t"
+                     "vmcall\n"
+                     "1:"
+                     : "=a"(rip_probe) : "b"((u64)cfg), "c"(2UL) : "memory");
+    fixup_rip = 0;
+    printf("RESULT planes1 trap=%u\n", last_vector);
+}
+
+void main(u32 start_info)
+{
+    const struct hvm_start_info *si = (const void *)(u64)start_info;
+    const char *test;
+
+    serial_init();
+    traps_init();
+    last_vector = ~0UL;
+    if (si->magic == 0x336ec578 && si->cmdline_paddr) {
+        cmdline = (const char *)si->cmdline_paddr;
+    }
+    printf("P0: booting, cmdline '%s'\n", cmdline);
+    use_vmmcall = arg_u64("vmmcall", 0);
+    halt_at_exit = arg_u64("halt", 0);
+    test = cmdline_arg(cmdline, "test");
+    if (!test || !strncmp(test, "boot", 4)) {
+        test_boot();
+    } else if (!strncmp(test, "noplanes", 8)) {
+        test_no_planes();
+    } else {
+        char name[64];
+
+        arg_str("test", "", name, sizeof(name));
+        test_negative(name);
+    }
+    guest_exit(EXIT_PASS);
+}

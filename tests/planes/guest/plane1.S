@@ -1,0 +1,62 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Plane-1 secure monitor: entry and park loop.  Position independent: plane
+ * 0 copies it anywhere into plane 1's region and ACTIVATE enters it at its
+ * first byte, in 64-bit mode with %rsi = boot_params and %rsp = region top.
+ *
+ * Every vCPU index resumes plane 1 from the same VTL_RETURN, so nothing
+ * may live on the stack across it: the loop picks a stack by APIC ID.
+ */
+
+#define HC_VTL_RETURN   16
+#define STACK_SIZE      8192
+#define MAX_CPUS        16
+
+        .section .text.entry, "ax"
+        .globl  _start
+_start:
+        /* clear .bss, then run on the boot stack (slot 0) */
+        lea     __bss_start(%rip), %rdi
+        lea     __bss_end(%rip), %rcx
+        sub     %rdi, %rcx
+        mov     %rsi, %rbx
+        xor     %eax, %eax
+        cld
+        rep stosb
+        lea     stacks + STACK_SIZE(%rip), %rsp
+        mov     %rbx, %rdi
+        call    p1_boot                 /* returns 1 to park with HLT */
+        test    %eax, %eax
+        jz      park_loop_start
+        cli
+        hlt                             /* parks: the VMM resumes us below */
+        jmp     resumed
+
+park_loop_start:
+        xor     %ebx, %ebx              /* status of the boot: 0 */
+park_loop:
+        mov     $HC_VTL_RETURN, %eax
+        vmcall                          /* resumes with rax = req, rbx = resp */
+resumed:
+        mov     %rax, %r12
+        mov     %rbx, %r13
+        mov     $1, %eax
+        cpuid
+        shr     $24, %ebx               /* initial APIC ID */
+        and     $(MAX_CPUS - 1), %ebx
+        inc     %ebx
+        imul    $STACK_SIZE, %rbx
+        lea     stacks(%rip), %rsp
+        add     %rbx, %rsp
+        mov     %r12, %rdi
+        mov     %r13, %rsi
+        call    p1_handle
+        movslq  %eax, %rbx
+        jmp     park_loop
+
+        .section .bss
+        .p2align 4
+        .globl  stacks
+stacks:
+        .skip   STACK_SIZE * (MAX_CPUS + 1)
