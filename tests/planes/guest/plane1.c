@@ -26,7 +26,8 @@ static u64 rdmsr(u32 msr)
 /* Reports the boot state; returns 1 when the cmdline asks to park by HLT. */
 int p1_boot(const u8 *bp)
 {
-    u64 cr0, cr3, cr4, rip;
+    extern char _start[];
+    u64 cr0, cr3, cr4;
     u16 cs;
     const char *cmdline = (const char *)(u64)(*(const u32 *)(bp + BP_HDR_CMD_LINE_PTR) |
                           ((u64)*(const u32 *)(bp + BP_EXT_CMD_LINE_PTR) << 32));
@@ -34,10 +35,10 @@ int p1_boot(const u8 *bp)
     const char *park;
 
     __asm__ volatile("mov %%cr0, %0; mov %%cr3, %1; mov %%cr4, %2; "
-                     "mov %%cs, %3; lea 0(%%rip), %4"
-                     : "=r"(cr0), "=r"(cr3), "=r"(cr4), "=r"(cs), "=r"(rip));
+                     "mov %%cs, %3"
+                     : "=r"(cr0), "=r"(cr3), "=r"(cr4), "=r"(cs));
     printf("P1: secure monitor running at 0x%x, boot_params at 0x%x\n",
-           rip, (u64)bp);
+           (u64)_start, (u64)bp);
     printf("P1: cr0=0x%x cr3=0x%x cr4=0x%x efer=0x%x cs=0x%x\n", cr0, cr3,
            cr4, rdmsr(0xc0000080), (u64)cs);
     printf("P1: cmdline '%s'\n", cmdline);

@@ -1,0 +1,402 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Functional tests of VM planes under TCG: the plane-0 test guest
+ * (tests/planes/guest) configures and activates plane 1, and every
+ * misuse of the plane hypercalls gets its documented error while the VM
+ * keeps running.  The guest reports over the serial port.
+ */
+
+#include "qemu/osdep.h"
+#include "libqtest.h"
+#include "qobject/qdict.h"
+#include "qobject/qlist.h"
+
+#define GUEST_DEFAULT "tests/planes-guests/plane0.elf"
+#define SERIAL_TIMEOUT_S 60
+
+static const char *guest_path(void)
+{
+    const char *path = g_getenv("PLANES_GUEST") ?: GUEST_DEFAULT;
+
+    if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
+        g_test_message("test guest %s is missing: build it with 'make' "
+                       "at the top of qemu-planes", path);
+        g_assert_not_reached();
+    }
+    return path;
+}
+
+typedef struct GuestRun {
+    QTestState *qts;
+    char *serial_path;
+} GuestRun;
+
+/* Starts the guest paused (-S) or in --preconfig; serial goes to a file. */
+static void guest_start(GuestRun *run, const char *machine,
+                        const char *append, const char *extra)
+{
+    int fd = g_file_open_tmp("planes-serial-XXXXXX", &run->serial_path, NULL);
+
+    g_assert(fd >= 0);
+    close(fd);
+    run->qts = qtest_initf("-accel tcg -machine %s -smp 2 -m 512M "
+                           "-nodefaults -display none "
+                           "-device isa-debug-exit,iobase=0xf4,iosize=0x04 "
+                           "-chardev file,id=ser,path=%s -serial chardev:ser "
+                           "-kernel %s -append '%s' %s",
+                           machine, run->serial_path, guest_path(), append,
+                           extra);
+}
+
+static char *guest_serial(GuestRun *run)
+{
+    char *text = NULL;
+
+    g_assert(g_file_get_contents(run->serial_path, &text, NULL, NULL));
+    return text;
+}
+
+/*
+ * Waits (bounded, and only while QEMU lives) until the serial output past
+ * byte @from contains @needle; returns the output past @from.
+ */
+static char *guest_wait_serial_from(GuestRun *run, size_t from,
+                                    const char *needle)
+{
+    gint64 end = g_get_monotonic_time() + SERIAL_TIMEOUT_S * G_TIME_SPAN_SECOND;
+
+    for (;;) {
+        g_autofree char *text = guest_serial(run);
+        size_t len = strlen(text);
+
+        if (len > from && strstr(text + from, needle)) {
+            return g_strdup(text + from);
+        }
+        if (!qtest_probe_child(run->qts) || g_get_monotonic_time() > end) {
+            g_test_message("serial so far:\n%s", text);
+            g_assert_not_reached();
+        }
+        g_usleep(10 * 1000);
+    }
+}
+
+static char *guest_wait_serial(GuestRun *run, const char *needle)
+{
+    return guest_wait_serial_from(run, 0, needle);
+}
+
+static void guest_finish(GuestRun *run)
+{
+    qtest_quit(run->qts);
+    unlink(run->serial_path);
+    g_free(run->serial_path);
+}
+
+/* Runs a guest to its isa-debug-exit; returns the serial output. */
+static char *guest_run_to_exit(const char *machine, const char *append)
+{
+    GuestRun run;
+    char *serial;
+
+    guest_start(&run, machine, append, "-S -no-reboot");
+    qtest_set_expected_status(run.qts, 1);      /* guest wrote 0: passed */
+    qtest_qmp_send(run.qts, "{ 'execute': 'cont' }");
+    qtest_wait_qemu(run.qts);
+    serial = guest_serial(&run);
+    guest_finish(&run);
+    return serial;
+}
+
+/* Asserts that @lines appear in @text, in this order. */
+static void assert_in_order(const char *text, const char *const *lines)
+{
+    const char *at = text;
+
+    for (; *lines; lines++) {
+        const char *found = strstr(at, *lines);
+
+        if (!found) {
+            g_test_message("missing (in order) '%s' in:\n%s", *lines, text);
+            g_assert_not_reached();
+        }
+        at = found + strlen(*lines);
+    }
+}
+
+static QDict *query_plane(QTestState *qts, int id)
+{
+    QDict *resp = qtest_qmp(qts, "{ 'execute': 'query-planes' }");
+    QList *list = qdict_get_qlist(resp, "return");
+    QDict *plane = NULL;
+    QListEntry *e;
+
+    QLIST_FOREACH_ENTRY(list, e) {
+        QDict *p = qobject_to(QDict, qlist_entry_obj(e));
+
+        if (qdict_get_int(p, "id") == id) {
+            plane = qobject_ref(p);
+        }
+    }
+    qobject_unref(resp);
+    g_assert(plane);
+    return plane;
+}
+
+static void expect_event(QTestState *qts, int plane, const char *old,
+                         const char *new)
+{
+    QDict *ev = qtest_qmp_eventwait_ref(qts, "PLANE_STATE_CHANGED");
+    QDict *data = qdict_get_qdict(ev, "data");
+
+    g_assert_cmpint(qdict_get_int(data, "plane"), ==, plane);
+    g_assert_cmpstr(qdict_get_str(data, "old"), ==, old);
+    g_assert_cmpstr(qdict_get_str(data, "new"), ==, new);
+    qobject_unref(ev);
+}
+
+typedef struct BootCase {
+    const char *append;
+    uint64_t base;
+    uint64_t size;
+    const char *park_line;
+    const char *cmdline_line;
+} BootCase;
+
+/*
+ * The whole plane boot: events in order, the serial transcript in order,
+ * the seal, and query-planes with plane 1 parked.
+ */
+static void test_boot(const void *opaque)
+{
+    const BootCase *c = opaque;
+    g_autofree char *append = g_strdup_printf("test=boot halt=1 %s",
+                                              c->append);
+    g_autofree char *e820_ram = NULL, *e820_boot = NULL, *at = NULL;
+    g_autofree char *serial = NULL;
+    g_autoptr(QDict) resp = NULL;
+    g_autoptr(QDict) p1 = NULL;
+    uint64_t top = c->base + c->size;
+    GuestRun run;
+
+    guest_start(&run, "q35,planes=2", append, "--preconfig -no-reboot");
+    resp = qtest_qmp(run.qts, "{ 'execute': 'x-exit-preconfig' }");
+    g_assert(qdict_haskey(resp, "return"));
+    expect_event(run.qts, 0, "created", "running");
+    expect_event(run.qts, 1, "created", "configured");
+    expect_event(run.qts, 1, "configured", "active");
+    expect_event(run.qts, 1, "active", "running");
+    expect_event(run.qts, 1, "running", "parked");
+
+    serial = guest_wait_serial(&run, "DONE");
+    at = g_strdup_printf("P1: secure monitor running at 0x%" PRIx64,
+                         c->base);
+    e820_ram = g_strdup_printf("P1: e820 0x%" PRIx64 "-0x%" PRIx64 " type 1",
+                               c->base, top - 0x10000 - 1);
+    e820_boot = g_strdup_printf("P1: e820 0x%" PRIx64 "-0x%" PRIx64
+                                " type 2", top - 0x10000, top - 1);
+    {
+        g_autofree char *cr3 = g_strdup_printf("cr3=0x%" PRIx64,
+                                               top - 0x10000);
+        const char *const lines[] = {
+            "P0: booting", "P0: CONFIG rax=0", "P0: plane 1 image", at,
+            "cr0=0x80000035", cr3, "cr4=0x20 efer=0xd01 cs=0x8",
+            c->cmdline_line, e820_ram, e820_boot, c->park_line,
+            "P0: ACTIVATE rax=0", "P0: resumed after ACTIVATE",
+            "P0: read of plane 1 region: trap=14 error=0x1",
+            "P0: write of plane 1 region: trap=14 error=0x3",
+            "P0: exec of plane 1 region: trap=14 error=0x11",
+            "P0: read of plane 1 region end: trap=14",
+            "P0: read just past plane 1 region: trap=-1",
+            "EXIT 0", "DONE", NULL,
+        };
+
+        assert_in_order(serial, lines);
+    }
+
+    p1 = query_plane(run.qts, 1);
+    g_assert_cmpstr(qdict_get_str(p1, "state"), ==, "parked");
+    g_assert_cmpuint((uint64_t)qdict_get_int(p1, "region-base"), ==, c->base);
+    g_assert_cmpuint((uint64_t)qdict_get_int(p1, "region-size"), ==, c->size);
+    g_assert_cmpuint((uint64_t)qdict_get_int(p1, "entry-point"), ==, c->base);
+    {
+        QListEntry *e;
+
+        QLIST_FOREACH_ENTRY(qdict_get_qlist(p1, "vcpus"), e) {
+            QDict *v = qobject_to(QDict, qlist_entry_obj(e));
+
+            g_assert(!qdict_get_bool(v, "current"));
+        }
+    }
+    guest_finish(&run);
+}
+
+/* A system reset brings plane 1 back to created; the guest boots it again. */
+static void test_reset(void)
+{
+    GuestRun run;
+    g_autoptr(QDict) resp = NULL;
+    g_autoptr(QDict) p1 = NULL;
+    g_autofree char *first = NULL, *serial = NULL;
+
+    guest_start(&run, "q35,planes=2", "test=boot halt=1 "
+                "p1base=0x100000000 p1size=0x2000000", "--preconfig");
+    resp = qtest_qmp(run.qts, "{ 'execute': 'x-exit-preconfig' }");
+    first = guest_wait_serial(&run, "DONE");
+    qobject_unref(resp);
+
+    resp = qtest_qmp(run.qts, "{ 'execute': 'system_reset' }");
+    g_assert(qdict_haskey(resp, "return"));
+    serial = guest_wait_serial_from(&run, strlen(first), "DONE");
+    {
+        const char *const lines[] = {
+            "P0: booting", "P0: CONFIG rax=0", "P1: parking with VTL_RETURN",
+            "P0: ACTIVATE rax=0", "P0: read of plane 1 region: trap=14",
+            "DONE", NULL,
+        };
+
+        assert_in_order(serial, lines);
+    }
+    p1 = query_plane(run.qts, 1);
+    g_assert_cmpstr(qdict_get_str(p1, "state"), ==, "parked");
+
+    g_assert_cmpuint(qdict_get_int(p1, "region-base"), ==, 0x100000000ULL);
+
+    /* stop and cont with plane 1 parked */
+    qobject_unref(resp);
+    resp = qtest_qmp(run.qts, "{ 'execute': 'stop' }");
+    g_assert(qdict_haskey(resp, "return"));
+    qobject_unref(resp);
+    resp = qtest_qmp(run.qts, "{ 'execute': 'cont' }");
+    g_assert(qdict_haskey(resp, "return"));
+    guest_finish(&run);
+}
+
+typedef struct NegativeCase {
+    const char *name;
+    const char *machine;
+    const char *append;
+    const char *result;         /* the exact RESULT line */
+} NegativeCase;
+
+#define Q35 "q35,planes=2"
+
+static const NegativeCase negative_cases[] = {
+    { "count0", Q35, "test=count0", "RESULT count0 rax=-22" },
+    { "count1", Q35, "test=count1", "RESULT count1 rax=-22" },
+    { "count-too-big", Q35, "test=count-too-big",
+      "RESULT count-too-big rax=-7" },
+    { "unaligned-base", Q35, "test=region p1base=0x4000800",
+      "RESULT region rax=-22" },
+    { "unaligned-size", Q35, "test=region p1size=0x1000800",
+      "RESULT region rax=-22" },
+    { "zero-size", Q35, "test=region p1size=0", "RESULT region rax=-22" },
+    { "tiny", Q35, "test=region p1size=0x10000", "RESULT region rax=-22" },
+    { "overlap", "q35,planes=3", "test=overlap planes=3",
+      "RESULT overlap rax=-22" },
+    { "mmio-apic", Q35, "test=region p1base=0xfee00000 p1size=0x100000",
+      "RESULT region rax=-22" },
+    { "mmio-pcie", Q35, "test=region p1base=0xb0000000 p1size=0x1000000",
+      "RESULT region rax=-22" },
+    { "pci-hole", Q35, "test=region p1base=0xc0000000 p1size=0x1000000",
+      "RESULT region rax=-22" },
+    { "firmware", Q35, "test=region p1base=0xfff00000 p1size=0x100000",
+      "RESULT region rax=-22" },
+    { "below-1m", Q35, "test=region p1base=0x80000 p1size=0x100000",
+      "RESULT region rax=-22" },
+    { "partly-ram", Q35, "test=region p1base=0x1ff00000 p1size=0x400000",
+      "RESULT region rax=-22" },
+    { "phys-limit", Q35, "test=region p1base=0x10000000000 p1size=0x1000000",
+      "RESULT region rax=-22" },
+    { "wraps", Q35, "test=region p1base=0xfffffffffff00000 p1size=0x200000",
+      "RESULT region rax=-22" },
+    { "ram-limit", Q35 ",plane-ram-limit=16M",
+      "test=region p1base=0x100000000 p1size=0x2000000",
+      "RESULT region rax=-7" },
+    { "cmdline-no-nul", Q35, "test=cmdline-no-nul",
+      "RESULT cmdline-no-nul rax=-22" },
+    { "array-outside-ram", Q35, "test=array-outside-ram array=0x40000000",
+      "RESULT array-outside-ram rax=-14" },
+    { "array-straddles-ram", Q35, "test=array-outside-ram array=0x1ffffe00",
+      "RESULT array-outside-ram rax=-14" },
+    { "array-in-region", Q35, "test=region p1base=0x100000 p1size=0x1000000",
+      "RESULT region rax=-22" },
+    { "entry-past-region", Q35, "test=entry-outside p1entry=0x1000000",
+      "RESULT entry-outside rax=-22" },
+    { "entry-in-boot-state", Q35, "test=entry-outside p1entry=0xff0000",
+      "RESULT entry-outside rax=-22" },
+    { "config-twice", Q35, "test=config-twice",
+      "RESULT config-twice rax=-1" },
+    { "activate-before-config", Q35, "test=activate-before-config",
+      "RESULT activate-before-config rax=-1" },
+    { "cpl3", Q35, "test=cpl3", "RESULT cpl3 rax=-1 unknown=-1" },
+    { "vtl-return-from-plane0", Q35, "test=vtl-return-plane0",
+      "RESULT vtl-return-plane0 rax=-1" },
+    { "set-mem-attrs-from-plane0", Q35, "test=set-mem-attrs-plane0",
+      "RESULT set-mem-attrs-plane0 rax=-1" },
+    { "vtl-call-before-activate", Q35, "test=vtl-call-before-activate",
+      "RESULT vtl-call-before-activate rax=-95" },
+    { "unknown-nr", Q35, "test=unknown", "RESULT unknown rax=-1000" },
+    { "vmmcall", Q35, "test=count0 vmmcall=1", "RESULT count0 rax=-22" },
+};
+
+/* Each refused call returns its exact code and the VM keeps answering. */
+static void test_negative(const void *opaque)
+{
+    const NegativeCase *c = opaque;
+    g_autofree char *serial = guest_run_to_exit(c->machine, c->append);
+    g_autofree char *line = g_strdup_printf("%s\r\n", c->result);
+    const char *const lines[] = { line, "ALIVE rax=-1000", "EXIT 0", NULL };
+
+    assert_in_order(serial, lines);
+    if (!strcmp(c->name, "cpl3")) {
+        g_assert(strstr(serial, "RESULT cpl0-after rax=0"));
+    }
+}
+
+/* planes=1: VMCALL is what it is in stock TCG, #UD. */
+static void test_planes1(void)
+{
+    g_autofree char *serial = guest_run_to_exit("q35", "test=noplanes");
+
+    g_assert(strstr(serial, "RESULT planes1 trap=6\r\n"));
+}
+
+int main(int argc, char **argv)
+{
+    static const BootCase boot_inside = {
+        "p1base=0x4000000 p1size=0x1000000", 0x4000000, 0x1000000,
+        "P1: parking with VTL_RETURN", "P1: cmdline 'console=ttyS0 vtl=1'",
+    };
+    static const BootCase boot_outside = {
+        "p1base=0x100000000 p1size=0x60000000 p1cmd=vbs+secure=1",
+        0x100000000ULL, 0x60000000ULL,
+        "P1: parking with VTL_RETURN", "P1: cmdline 'vbs secure=1'",
+    };
+    static const BootCase boot_hlt = {
+        "p1base=0x8000000 p1size=0x800000 p1cmd=park=hlt", 0x8000000,
+        0x800000, "P1: parking with HLT", "P1: cmdline 'park=hlt'",
+    };
+    static const BootCase boot_vmmcall = {
+        "p1base=0x4000000 p1size=0x1000000 vmmcall=1", 0x4000000, 0x1000000,
+        "P1: parking with VTL_RETURN", "P1: cmdline 'console=ttyS0 vtl=1'",
+    };
+
+    g_test_init(&argc, &argv, NULL);
+    qtest_add_data_func("/planes/tcg/boot/inside-ram", &boot_inside,
+                        test_boot);
+    qtest_add_data_func("/planes/tcg/boot/outside-ram", &boot_outside,
+                        test_boot);
+    qtest_add_data_func("/planes/tcg/boot/hlt-park", &boot_hlt, test_boot);
+    qtest_add_data_func("/planes/tcg/boot/vmmcall", &boot_vmmcall,
+                        test_boot);
+    qtest_add_func("/planes/tcg/reset", test_reset);
+    for (size_t i = 0; i < ARRAY_SIZE(negative_cases); i++) {
+        g_autofree char *name = g_strdup_printf("/planes/tcg/negative/%s",
+                                                negative_cases[i].name);
+
+        qtest_add_data_func(name, &negative_cases[i], test_negative);
+    }
+    qtest_add_func("/planes/tcg/planes1", test_planes1);
+    return g_test_run();
+}
