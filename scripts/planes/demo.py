@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""qemu-planes demo: boot a planes=2 VM under TCG and inspect its planes.
+"""qemu-planes demo: a planes=2 VM under TCG boots its secure plane.
 
-Starts the fork's qemu-system-x86_64 with -machine q35,planes=2, then, over
-QMP (QEMU's own python/qemu/qmp package from the assembled tree), prints
-query-planes, HMP 'info planes' and the plane vCPU threads of the process.
+Runs the fork's qemu-system-x86_64 with -machine q35,planes=2 and the
+project's test guests: plane 0 boots, configures plane 1 (CONFIG), copies
+the secure monitor into its region, activates it (ACTIVATE); plane 1 runs
+until it parks, plane 0 resumes and finds the region sealed.  Then QMP
+(QEMU's own python/qemu/qmp from the assembled tree) shows the
+PLANE_STATE_CHANGED events, query-planes and HMP 'info planes'.
 """
 
 import json
@@ -14,59 +17,81 @@ import sys
 import tempfile
 import time
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, 'build', 'src', 'python'))
 
 from qemu.qmp.legacy import QEMUMonitorProtocol  # noqa: E402
 
-QEMU = os.path.join(REPO, 'build', 'qemu', 'qemu-system-x86_64')
+BUILD = os.path.join(REPO, 'build', 'qemu')
+QEMU = os.path.join(BUILD, 'qemu-system-x86_64')
+GUEST = os.path.join(BUILD, 'tests', 'planes-guests', 'plane0.elf')
+TIMEOUT_S = 60
 
 
-def thread_names(pid):
-    names = {}
-    for tid in sorted(os.listdir(f'/proc/{pid}/task'), key=int):
-        with open(f'/proc/{pid}/task/{tid}/comm', encoding='utf-8') as f:
-            names[int(tid)] = f.read().strip()
-    return names
+def wait_for(path, needle, deadline):
+    while time.monotonic() < deadline:
+        with open(path, encoding='utf-8', errors='replace') as f:
+            text = f.read()
+        if needle in text:
+            return text
+        time.sleep(0.05)
+    raise TimeoutError(f'no {needle!r} on the serial port')
 
 
 def main():
     with tempfile.TemporaryDirectory(prefix='planes-demo-') as tmp:
         sock = os.path.join(tmp, 'qmp.sock')
+        serial = os.path.join(tmp, 'serial.txt')
+        append = ('test=boot halt=1 p1base=0x100000000 p1size=0x60000000 '
+                  'p1cmd=console=ttyS0+vtl=1')
         args = [QEMU, '-accel', 'tcg', '-machine', 'q35,planes=2',
                 '-smp', '2', '-m', '512M', '-nodefaults', '-display', 'none',
-                '-name', 'planes-demo,debug-threads=on',
+                '-name', 'planes-demo,debug-threads=on', '-S',
+                '-device', 'isa-debug-exit,iobase=0xf4,iosize=0x04',
+                '-serial', f'file:{serial}', '-kernel', GUEST,
+                '-append', append,
                 '-qmp', f'unix:{sock},server=on,wait=off']
-        print('$ ' + ' '.join(args), flush=True)
+        shown = ' '.join(a if ' ' not in a else f"'{a}'" for a in args)
+        print('$ ' + shown, flush=True)
         vm = subprocess.Popen(args)
         try:
-            for _ in range(100):
-                if os.path.exists(sock):
-                    break
+            deadline = time.monotonic() + TIMEOUT_S
+            while not os.path.exists(sock) and time.monotonic() < deadline:
                 time.sleep(0.05)
             qmp = QEMUMonitorProtocol(sock)
             qmp.connect()
+            qmp.cmd('cont')
+            text = wait_for(serial, 'DONE', deadline)
+
+            print('\n== serial console (plane 0 "P0:", plane 1 "P1:")')
+            print(text.replace('\r', ''), end='')
+
+            print('== PLANE_STATE_CHANGED events')
+            qmp.cmd('query-status')     # the sync client reads events here
+            for ev in qmp.get_events(wait=False):
+                if ev['event'] == 'PLANE_STATE_CHANGED':
+                    d = ev['data']
+                    print(f"  plane {d['plane']}: {d['old']} -> {d['new']}")
+
             planes = qmp.cmd('query-planes')
             print('\n-> query-planes')
             print(json.dumps(planes, indent=2))
             print('\n-> info planes')
             print(qmp.cmd('human-monitor-command',
                           **{'command-line': 'info planes'}), end='')
-            print('\nvCPU threads of the process:')
-            names = thread_names(vm.pid)
-            for plane in planes:
-                for v in plane['vcpus']:
-                    tid = v['thread-id']
-                    print(f"  plane {plane['id']} vcpu {v['cpu-index']}: "
-                          f"thread {tid} '{names.get(tid, '?')}'"
-                          f"{' (current)' if v['current'] else ''}")
             qmp.cmd('quit')
-            qmp.close()
+            try:
+                qmp.close()
+            except EOFError:
+                pass                # QEMU hung up first, as quit does
             vm.wait(timeout=10)
         finally:
             if vm.poll() is None:
                 vm.kill()
-    return 0 if len(planes) == 2 else 1
+    ok = len(planes) == 2 and planes[1]['state'] == 'parked'
+    print('\ndemo:', 'plane 1 is parked, plane 0 runs' if ok else 'FAILED')
+    return 0 if ok else 1
 
 
 if __name__ == '__main__':
