@@ -47,7 +47,7 @@ $(GUEST_DIR)/plane1.bin: $(GUEST_DIR)/plane1-entry.p1.o \
 	@# Linked at 0 and copied anywhere: no absolute relocations allowed.
 	@! readelf -rW $(filter %.o,$^) | grep -E 'R_X86_64_(64|32S?) ' || \
 	    { echo "plane-1 monitor has absolute relocations" >&2; exit 1; }
-	ld -nostdlib -T $(GUEST_SRC)/plane1.ld -o $(GUEST_DIR)/plane1.elf \
+	ld -nostdlib --no-warn-rwx-segments -T $(GUEST_SRC)/plane1.ld -o $(GUEST_DIR)/plane1.elf \
 	    $(filter %.o,$^)
 	objcopy -O binary $(GUEST_DIR)/plane1.elf $@
 
@@ -62,7 +62,7 @@ $(GUEST_DIR)/plane1-image.p0.o: $(GUEST_SRC)/plane1-image.S $(GUEST_DIR)/plane1.
 $(GUEST_DIR)/plane0.elf: $(GUEST_DIR)/boot.p0.o $(GUEST_DIR)/plane0.p0.o \
 		$(GUEST_DIR)/lib.p0.o $(GUEST_DIR)/plane1-image.p0.o \
 		$(GUEST_SRC)/plane0.ld
-	ld -nostdlib -no-pie -T $(GUEST_SRC)/plane0.ld -o $@ $(filter %.o,$^)
+	ld -nostdlib -no-pie --no-warn-rwx-segments -T $(GUEST_SRC)/plane0.ld -o $@ $(filter %.o,$^)
 
 # Link overlay files added since ./configure into the tree (cheap: symlinks).
 overlay:

@@ -402,10 +402,13 @@ static int64_t plane_hc_vtl_call(const PlaneCaller *c, bool *switched)
         return plane_hc_refuse(c, PLANES_KVM_EPERM, "only plane 0 makes VTL "
                                "calls");
     }
-    switch (target->state) {
-    case PLANE_STATE_ACTIVE:
+    /* Until ACTIVATE completes, plane 1 exists on vCPU 0 only. */
+    if (target->state == PLANE_STATE_ACTIVE ||
+        set->pending[0].kind == PLANE_PENDING_ACTIVATE) {
         return plane_hc_refuse(c, PLANES_KVM_EBUSY, "plane 1 is still "
                                "booting");
+    }
+    switch (target->state) {
     case PLANE_STATE_RUNNING:
     case PLANE_STATE_PARKED:
         break;

@@ -13,6 +13,7 @@
 #include "exec/address-spaces.h"
 #include "exec/memory.h"
 #include "hw/boards.h"
+#include "qapi/qapi-events-planes.h"
 #include "migration/vmstate.h"
 #include "hw/planes/plane.h"
 #include "hw/planes/plane-accel.h"
@@ -270,4 +271,21 @@ void plane_mem_attrs_usage(Plane *plane, uint64_t *ranges, uint64_t *bytes)
 
     *ranges = map ? map->nr : 0;
     *bytes = map ? sizeof(*map) + map->nr * sizeof(PlaneMemAttrRange) : 0;
+}
+
+void plane_memory_violation(CPUState *cpu, hwaddr gpa,
+                            PlaneMemoryAccess access)
+{
+    PlaneSet *set = plane_set_get();
+    Plane *plane = set->planes[cpu->plane_id];
+    unsigned int index = 0;
+
+    while (index < set->nr_vcpus && plane_cpu(plane, index) != cpu) {
+        index++;
+    }
+    qatomic_inc(&plane->memory_violations);
+    trace_plane_memory_violation(plane->id, index, gpa,
+                                 PlaneMemoryAccess_str(access));
+    BQL_LOCK_GUARD();
+    qapi_event_send_plane_memory_violation(plane->id, index, gpa, access);
 }

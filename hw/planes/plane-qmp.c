@@ -47,6 +47,7 @@ static PlaneInfo *plane_info(Plane *plane)
     info->region_base = plane->region_base;
     info->region_size = plane->region_size;
     info->entry_point = plane->entry_point;
+    info->memory_violations = qatomic_read(&plane->memory_violations);
     for (unsigned int i = 0; i < plane->set->nr_vcpus; i++) {
         QAPI_LIST_APPEND(tail, plane_vcpu_info(plane, i));
     }
@@ -72,16 +73,17 @@ void hmp_info_planes(Monitor *mon, const QDict *qdict)
         monitor_printf(mon, "This machine has no planes\n");
         return;
     }
-    monitor_printf(mon, "%-5s %-10s %-18s %-18s %-18s %s\n", "plane", "state",
-                   "region-base", "region-size", "entry-point",
-                   "vcpus (index:thread-id, * = current)");
+    monitor_printf(mon, "%-5s %-10s %-18s %-18s %-18s %-10s %s\n", "plane",
+                   "state", "region-base", "region-size", "entry-point",
+                   "violations", "vcpus (index:thread-id, * = current)");
     for (PlaneInfoList *p = planes; p; p = p->next) {
         PlaneInfo *info = p->value;
 
         monitor_printf(mon, "%-5" PRId64 " %-10s 0x%016" PRIx64
-                       " 0x%016" PRIx64 " 0x%016" PRIx64, info->id,
-                       PlaneState_str(info->state), info->region_base,
-                       info->region_size, info->entry_point);
+                       " 0x%016" PRIx64 " 0x%016" PRIx64 " %-10" PRIu64,
+                       info->id, PlaneState_str(info->state),
+                       info->region_base, info->region_size,
+                       info->entry_point, info->memory_violations);
         for (PlaneVcpuInfoList *v = info->vcpus; v; v = v->next) {
             monitor_printf(mon, " %" PRId64 ":%" PRId64 "%s",
                            v->value->cpu_index, v->value->thread_id,

@@ -354,6 +354,96 @@ static void test_negative(const void *opaque)
     }
 }
 
+static uint64_t serial_hex_after(const char *text, const char *key)
+{
+    const char *at = strstr(text, key);
+
+    g_assert(at);
+    return g_ascii_strtoull(at + strlen(key), NULL, 16);
+}
+
+/*
+ * VBS: plane 1 serves VTL calls, seals plane 0's "kernel text" (writes
+ * fault and change nothing, it still runs), makes a data page NO_EXEC
+ * (code translated before faults now), refuses every misuse, and serves
+ * both vCPUs at once: 2 x CALLS echo calls, each with its own answer.
+ */
+#define STRESS_CALLS 10000
+
+static void test_vbs(void)
+{
+    g_autofree char *append = g_strdup_printf("test=vbs halt=1 calls=%d",
+                                              STRESS_CALLS);
+    g_autofree char *serial = NULL, *parallel = NULL;
+    g_autoptr(QDict) resp = NULL, p0 = NULL, p1 = NULL;
+    uint64_t ktext, kdata;
+    QDict *ev, *data;
+    GuestRun run;
+
+    guest_start(&run, "q35,planes=2", append, "--preconfig -no-reboot");
+    resp = qtest_qmp(run.qts, "{ 'execute': 'x-exit-preconfig' }");
+    g_assert(qdict_haskey(resp, "return"));
+    serial = guest_wait_serial(&run, "DONE");
+    parallel = g_strdup_printf("RESULT parallel calls=%d errors0=0 "
+                               "errors1=0\r\n", STRESS_CALLS);
+    {
+        const char *const lines[] = {
+            "P0: vCPU 1 is up", "P0: ACTIVATE rax=0",
+            "RESULT init rax=0 status=0",
+            "P0: kernel text returns 42 before the seal",
+            "RESULT seal rax=0 status=0",
+            "RESULT sealed-write trap=14 error=0x3 cr2=0x",
+            "RESULT sealed-unchanged 1",
+            "RESULT sealed-exec returns=42",
+            "P0: data page runs before NO_EXEC: trap=-1",
+            "RESULT protect rax=0 status=0",
+            "RESULT noexec-exec trap=14 error=0x11 cr2=0x",
+            "RESULT noexec-write trap=-1",
+            "RESULT noexec-read trap=-1 value=0x5a",
+            "RESULT call-outside-ram rax=-14",
+            "RESULT call-unaligned rax=-22",
+            "RESULT call-same-page rax=-22",
+            "RESULT call-in-region rax=-22",
+            "RESULT call-from-plane1 rax=0 status=-1",
+            "RESULT attrs-target-self rax=0 status=-22",
+            "RESULT attrs-target-past rax=0 status=-22",
+            "RESULT attrs-unknown-bits rax=0 status=-22",
+            "RESULT attrs-unaligned rax=0 status=-22",
+            "RESULT attrs-empty rax=0 status=-22",
+            "RESULT attrs-outside-ram rax=0 status=-14",
+            "RESULT attrs-region rax=0 status=-22",
+            "RESULT unknown-call rax=0 status=-95",
+            parallel, "BENCH calls=", "EXIT 0", "DONE", NULL,
+        };
+
+        assert_in_order(serial, lines);
+    }
+    g_test_message("%s", strstr(serial, "BENCH"));
+
+    /* one event per refused access; rate-limited, so the second may lag */
+    ktext = serial_hex_after(serial, "sealed-write trap=14 error=0x3 cr2=0x");
+    kdata = serial_hex_after(serial, "noexec-exec trap=14 error=0x11 cr2=0x");
+    ev = qtest_qmp_eventwait_ref(run.qts, "PLANE_MEMORY_VIOLATION");
+    data = qdict_get_qdict(ev, "data");
+    g_assert_cmpint(qdict_get_int(data, "plane"), ==, 0);
+    g_assert_cmpint(qdict_get_int(data, "cpu-index"), ==, 0);
+    g_assert_cmpuint((uint64_t)qdict_get_int(data, "gpa"), ==, ktext);
+    g_assert_cmpstr(qdict_get_str(data, "access"), ==, "write");
+    qobject_unref(ev);
+    ev = qtest_qmp_eventwait_ref(run.qts, "PLANE_MEMORY_VIOLATION");
+    data = qdict_get_qdict(ev, "data");
+    g_assert_cmpuint((uint64_t)qdict_get_int(data, "gpa"), ==, kdata);
+    g_assert_cmpstr(qdict_get_str(data, "access"), ==, "fetch");
+    qobject_unref(ev);
+
+    p0 = query_plane(run.qts, 0);
+    g_assert_cmpint(qdict_get_int(p0, "memory-violations"), ==, 2);
+    p1 = query_plane(run.qts, 1);
+    g_assert_cmpstr(qdict_get_str(p1, "state"), ==, "parked");
+    g_assert_cmpint(qdict_get_int(p1, "memory-violations"), ==, 0);
+    guest_finish(&run);
+}
+
 /* planes=1: VMCALL is what it is in stock TCG, #UD. */
 static void test_planes1(void)
 {
@@ -391,6 +481,7 @@ int main(int argc, char **argv)
     qtest_add_data_func("/planes/tcg/boot/vmmcall", &boot_vmmcall,
                         test_boot);
     qtest_add_func("/planes/tcg/reset", test_reset);
+    qtest_add_func("/planes/tcg/vtl/vbs", test_vbs);
     for (size_t i = 0; i < ARRAY_SIZE(negative_cases); i++) {
         g_autofree char *name = g_strdup_printf("/planes/tcg/negative/%s",
                                                 negative_cases[i].name);

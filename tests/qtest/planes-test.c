@@ -323,6 +323,7 @@ static void test_planes_query(const void *opaque)
         g_assert_cmpint(qdict_get_int(plane, "region-base"), ==, 0);
         g_assert_cmpint(qdict_get_int(plane, "region-size"), ==, 0);
         g_assert_cmpint(qdict_get_int(plane, "entry-point"), ==, 0);
+        g_assert_cmpint(qdict_get_int(plane, "memory-violations"), ==, 0);
         g_assert_cmpint(qlist_size(qdict_get_qlist(plane, "vcpus")), ==, SMP);
 
         QLIST_FOREACH_ENTRY(qdict_get_qlist(plane, "vcpus"), ve) {
@@ -409,8 +410,8 @@ static void test_planes_hmp(const void *opaque)
         GString *want = g_string_new(NULL);
         QListEntry *ve;
 
-        g_string_printf(want, "%-5u %-10s 0x%016x 0x%016x 0x%016x", p,
-                        qdict_get_str(plane, "state"), 0, 0, 0);
+        g_string_printf(want, "%-5u %-10s 0x%016x 0x%016x 0x%016x %-10u", p,
+                        qdict_get_str(plane, "state"), 0, 0, 0, 0);
         QLIST_FOREACH_ENTRY(qdict_get_qlist(plane, "vcpus"), ve) {
             QDict *v = qobject_to(QDict, qlist_entry_obj(ve));
 

@@ -52,6 +52,14 @@ void plane_mem_attrs_clear(PlaneSet *set);
  */
 uint32_t plane_mem_attrs_lookup(unsigned int plane_id, hwaddr gpa);
 
+/**
+ * plane_memory_violation: a vCPU of plane @cpu->plane_id made an access
+ * that its attributes forbid: count it, trace it, tell management (the
+ * event is rate-limited).  The backend makes the vCPU fault.
+ */
+void plane_memory_violation(CPUState *cpu, hwaddr gpa,
+                            PlaneMemoryAccess access);
+
 /* Number of ranges and bytes used by @plane's attribute map. */
 void plane_mem_attrs_usage(Plane *plane, uint64_t *ranges, uint64_t *bytes);
 

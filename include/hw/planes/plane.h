@@ -66,6 +66,8 @@ struct Plane {
      * from vCPU threads in TLB fills.
      */
     PlaneMemAttrMap *mem_attrs;
+    /* Accesses its attributes refused; atomic, from any vCPU thread. */
+    uint64_t memory_violations;
 };
 
 /* What a vCPU index has pending across a plane switch. */

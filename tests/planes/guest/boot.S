@@ -166,6 +166,62 @@ trap128:
         pop     %rbx
         ret
 
+/*
+ * AP start: plane0.c copies this to AP_TRAMPOLINE (0x8000) and sends
+ * INIT-SIPI-SIPI; the AP goes real mode -> protected mode -> long mode on
+ * the BSP's page tables and calls ap_main() on ap_stack_top.
+ */
+#define AP_TRAMPOLINE 0x8000
+#define TRAMP(x) ((x) - ap_trampoline + AP_TRAMPOLINE)
+        .section .rodata
+        .code16
+        .globl  ap_trampoline, ap_trampoline_end
+ap_trampoline:
+        cli
+        xor     %ax, %ax
+        mov     %ax, %ds
+        lgdtl   TRAMP(ap_gdt_ptr)
+        mov     %cr0, %eax
+        or      $1, %eax
+        mov     %eax, %cr0
+        ljmpl   $0x38, $TRAMP(ap_pm32)
+        .code32
+ap_pm32:
+        mov     $0x10, %ax
+        mov     %ax, %ds
+        mov     %ax, %es
+        mov     %ax, %ss
+        mov     $pml4, %eax
+        mov     %eax, %cr3
+        mov     %cr4, %eax
+        or      $0x20, %eax
+        mov     %eax, %cr4
+        mov     $0xc0000080, %ecx
+        rdmsr
+        or      $0x100, %eax
+        wrmsr
+        mov     %cr0, %eax
+        or      $0x80000001, %eax
+        mov     %eax, %cr0
+        ljmp    $0x08, $ap_long
+ap_gdt_ptr:
+        .word   gdt_end - gdt - 1
+        .long   gdt
+ap_trampoline_end:
+
+        .text
+        .code64
+ap_long:
+        mov     $0x10, %ax
+        mov     %ax, %ds
+        mov     %ax, %es
+        mov     %ax, %ss
+        mov     ap_stack_top(%rip), %rsp
+        call    ap_main
+4:      cli
+        hlt
+        jmp     4b
+
         .section .data
         .p2align 3
 gdt:
@@ -177,6 +233,7 @@ gdt:
         .globl  gdt_tss
 gdt_tss:
         .quad   0, 0                    /* 0x28: TSS, filled in by C */
+        .quad   0x00cf9a000000ffff      /* 0x38: 32-bit code (AP start) */
 gdt_end:
         .globl  gdt_ptr
 gdt_ptr:
@@ -193,3 +250,5 @@ kernel_rsp:
         .p2align 4
         .skip   65536
 stack_top:
+
+        .section .note.GNU-stack, "", @progbits

@@ -67,6 +67,8 @@ struct vtl_response {
 #define VTL_PROTECT_MEMORY  0x100
 #define VTL_SEAL_KERNEL     0x101
 #define VTL_ECHO            0x7f00      /* test-only: status = arg */
+#define VTL_TEST_VTL_CALL   0x7f01      /* test-only: VTL_CALL from plane 1 */
+#define VTL_TEST_ATTRS      0x7f02      /* test-only: raw SET_MEM_ATTRS */
 
 static inline void outb(u16 port, u8 v)
 {

@@ -39,6 +39,7 @@ struct tss {
 } __attribute__((packed));
 
 extern const u8 plane1_image[], plane1_image_end[];
+extern const u8 ap_trampoline[], ap_trampoline_end[];
 extern u64 gdt_tss[2];
 extern void user_call(void (*fn)(void), void *stack);
 extern char trap0[], trap1[], trap2[], trap3[], trap4[], trap5[], trap6[],
@@ -356,6 +357,254 @@ static void test_negative(const char *name)
     alive();
 }
 
+/* -- VTL calls ----------------------------------------------------------- */
+
+#define AP_TRAMPOLINE 0x8000
+#define LAPIC 0xfee00000UL
+
+struct vtl_pages {
+    u8 request[4096];
+    u8 response[4096];
+} __attribute__((aligned(4096)));
+
+static struct vtl_pages vtl[2];
+u64 ap_stack_top;
+static volatile int ap_started, ap_done, ap_go;
+static volatile u64 ap_errors, ap_calls;
+
+static s64 vtl_call(struct vtl_pages *p, u32 call_id, const void *arg,
+                    u32 arg_size)
+{
+    struct vtl_request *req = (void *)p->request;
+
+    req->call_id = call_id;
+    req->arg_size = arg_size;
+    memcpy(req->payload, arg, arg_size);
+    return hc(HC_VTL_CALL, (u64)p->request, (u64)p->response);
+}
+
+static s32 vtl_status(struct vtl_pages *p)
+{
+    return ((struct vtl_response *)p->response)->status;
+}
+
+static u64 rdtsc(void)
+{
+    u32 lo, hi;
+
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return ((u64)hi << 32) | lo;
+}
+
+/* One ECHO call with a unique value: transport ok and our own answer. */
+static int echo_ok(struct vtl_pages *p, u32 value)
+{
+    struct vtl_response *resp = (void *)p->response;
+
+    resp->status = 0;
+    *(u32 *)resp->payload = ~value;
+    return vtl_call(p, VTL_ECHO, &value, 4) == 0 &&
+           resp->status == (s32)value && resp->resp_size == 4 &&
+           *(u32 *)resp->payload == value;
+}
+
+static u64 echo_loop(struct vtl_pages *p, u32 tag, u64 n)
+{
+    u64 errors = 0;
+
+    for (u64 i = 0; i < n; i++) {
+        errors += !echo_ok(p, tag << 24 | (u32)i);
+    }
+    return errors;
+}
+
+void ap_main(void)
+{
+    struct { u16 limit; u64 base; } __attribute__((packed)) idtr = {
+        sizeof(idt) - 1, (u64)idt,
+    };
+
+    __asm__ volatile("lidt %0" : : "m"(idtr));
+    ap_started = 1;
+    while (!ap_go) {
+        __asm__ volatile("pause");
+    }
+    ap_errors = echo_loop(&vtl[1], 0x55, ap_calls);
+    ap_done = 1;
+    for (;;) {
+        __asm__ volatile("cli; hlt");
+    }
+}
+
+static void lapic_write(u32 reg, u32 v)
+{
+    *(volatile u32 *)(LAPIC + reg) = v;
+}
+
+static u32 lapic_read(u32 reg)
+{
+    return *(volatile u32 *)(LAPIC + reg);
+}
+
+/* INIT-SIPI-SIPI to APIC ID 1, the second vCPU. */
+static int start_ap(void)
+{
+    static u8 stack[16384] __attribute__((aligned(16)));
+
+    memcpy((void *)AP_TRAMPOLINE, ap_trampoline,
+           ap_trampoline_end - ap_trampoline);
+    ap_stack_top = (u64)stack + sizeof(stack);
+    lapic_write(0xf0, lapic_read(0xf0) | 0x100);        /* enable */
+    lapic_write(0x310, 1u << 24);
+    lapic_write(0x300, 0x4500);                         /* INIT */
+    for (int i = 0; i < 2; i++) {
+        lapic_write(0x310, 1u << 24);
+        lapic_write(0x300, 0x4600 | (AP_TRAMPOLINE >> 12));    /* SIPI */
+    }
+    for (u64 spin = 0; spin < 100000000 && !ap_started; spin++) {
+        __asm__ volatile("pause");
+    }
+    return ap_started;
+}
+
+/* Boots plane 1 like test_boot, without the probes. */
+static void vbs_boot(void)
+{
+    fill_config();
+    if (config(2) != 0) {
+        guest_exit(EXIT_FAIL);
+    }
+    load_plane1();
+    if (activate(2) != 0) {
+        guest_exit(EXIT_FAIL);
+    }
+}
+
+/* A 4 KiB page of "kernel text" that plane 1 seals, and a data page. */
+static u8 ktext[4096] __attribute__((aligned(4096), section(".data")));
+static u8 kdata[4096] __attribute__((aligned(4096)));
+
+static void protect_args(u64 *a, u64 pfn, u64 nr, u32 perms)
+{
+    a[0] = pfn;
+    a[1] = nr;
+    a[2] = perms;
+}
+
+static void test_vbs(void)
+{
+    u8 before[64], v;
+    u64 args[4] = { 0 };
+    s64 r, trap;
+    int (*fn)(void) = (void *)ktext;
+
+    if (!start_ap()) {
+        puts("P0: the AP did not start\n");
+        guest_exit(EXIT_FAIL);
+    }
+    puts("P0: vCPU 1 is up\n");
+    vbs_boot();
+
+    r = vtl_call(&vtl[0], VTL_INIT, NULL, 0);
+    printf("RESULT init rax=%d status=%d\n", r, (s64)vtl_status(&vtl[0]));
+
+    /* "kernel text": mov $42, %eax; ret -- runs, then plane 1 seals it */
+    ktext[0] = 0xb8;
+    ktext[1] = 42;
+    ktext[2] = ktext[3] = ktext[4] = 0;
+    ktext[5] = 0xc3;
+    printf("P0: kernel text returns %d before the seal\n", (s64)fn());
+    memcpy(before, ktext, sizeof(before));
+    args[0] = (u64)ktext >> 12;
+    args[1] = 1;
+    r = vtl_call(&vtl[0], VTL_SEAL_KERNEL, args, 16);
+    printf("RESULT seal rax=%d status=%d\n", r, (s64)vtl_status(&vtl[0]));
+    trap = try_write8((u64)ktext, 0xcc) - 1;
+    printf("RESULT sealed-write trap=%d error=0x%x cr2=0x%x\n", trap,
+           last_error, last_cr2);
+    printf("RESULT sealed-unchanged %d\n",
+           (s64)(memcmp(before, ktext, sizeof(before)) == 0));
+    printf("RESULT sealed-exec returns=%d\n", (s64)fn());
+
+    /* a data page: executable first (so its code is translated), then NX */
+    kdata[0] = 0xc3;
+    trap = try_exec((u64)kdata) - 1;
+    printf("P0: data page runs before NO_EXEC: trap=%d\n", trap);
+    protect_args(args, (u64)kdata >> 12, 1, 1 | 2);
+    r = vtl_call(&vtl[0], VTL_PROTECT_MEMORY, args, 20);
+    printf("RESULT protect rax=%d status=%d\n", r, (s64)vtl_status(&vtl[0]));
+    trap = try_exec((u64)kdata) - 1;
+    printf("RESULT noexec-exec trap=%d error=0x%x cr2=0x%x\n", trap,
+           last_error, last_cr2);
+    trap = try_write8((u64)kdata + 1, 0x5a) - 1;
+    printf("RESULT noexec-write trap=%d\n", trap);
+    trap = try_read8((u64)kdata + 1, &v) - 1;
+    printf("RESULT noexec-read trap=%d value=0x%x\n", trap, (u64)v);
+
+    /* misuse, each answered and the planes still fine */
+    printf("RESULT call-outside-ram rax=%d\n",
+           hc(HC_VTL_CALL, 0x40000000, (u64)vtl[0].response));
+    printf("RESULT call-unaligned rax=%d\n",
+           hc(HC_VTL_CALL, (u64)vtl[0].request + 8, (u64)vtl[0].response));
+    printf("RESULT call-same-page rax=%d\n",
+           hc(HC_VTL_CALL, (u64)vtl[0].request, (u64)vtl[0].request));
+    printf("RESULT call-in-region rax=%d\n",
+           hc(HC_VTL_CALL, cfg[1].load_offset + 0x100000,
+              (u64)vtl[0].response));
+    r = vtl_call(&vtl[0], VTL_TEST_VTL_CALL, NULL, 0);
+    printf("RESULT call-from-plane1 rax=%d status=%d\n", r,
+           (s64)vtl_status(&vtl[0]));
+    {
+        static const struct { const char *name; u64 a[4]; } attrs[] = {
+            { "attrs-target-self", { 0x1000000, 0x1000, ATTR_NO_WRITE, 1 } },
+            { "attrs-target-past", { 0x1000000, 0x1000, ATTR_NO_WRITE, 2 } },
+            { "attrs-unknown-bits", { 0x1000000, 0x1000, 1u << 3, 0 } },
+            { "attrs-unaligned", { 0x1000800, 0x1000, ATTR_NO_WRITE, 0 } },
+            { "attrs-empty", { 0x1000000, 0, ATTR_NO_WRITE, 0 } },
+            { "attrs-outside-ram", { 0x40000000, 0x1000, ATTR_NO_WRITE, 0 } },
+            { "attrs-region", { 0x4000000, 0x1000, 0, 0 } },
+        };
+
+        for (unsigned i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
+            r = vtl_call(&vtl[0], VTL_TEST_ATTRS, attrs[i].a, 32);
+            printf("RESULT %s rax=%d status=%d\n", attrs[i].name, r,
+                   (s64)vtl_status(&vtl[0]));
+        }
+    }
+    r = vtl_call(&vtl[0], 0x999, NULL, 0);
+    printf("RESULT unknown-call rax=%d status=%d\n", r,
+           (s64)vtl_status(&vtl[0]));
+
+    /* both vCPUs at once, every call must get its own answer */
+    ap_calls = arg_u64("calls", 1000);
+    ap_go = 1;
+    {
+        u64 errors = echo_loop(&vtl[0], 0xaa, ap_calls);
+
+        while (!ap_done) {
+            __asm__ volatile("pause");
+        }
+        printf("RESULT parallel calls=%u errors0=%u errors1=%u\n", ap_calls,
+               errors, ap_errors);
+    }
+
+    /* round trip of a VTL call next to a null hypercall, same run */
+    {
+        u64 n = arg_u64("bench", 2000), t0, t1, t2;
+
+        t0 = rdtsc();
+        for (u64 i = 0; i < n; i++) {
+            hc(HC_UNKNOWN, 0, 0);
+        }
+        t1 = rdtsc();
+        echo_loop(&vtl[0], 0x11, n);
+        t2 = rdtsc();
+        printf("BENCH calls=%u null_cycles=%u vtl_cycles=%u "
+               "ratio_x100=%u\n", n, (t1 - t0) / n, (t2 - t1) / n,
+               (t2 - t1) * 100 / (t1 - t0 ? t1 - t0 : 1));
+    }
+}
+
 /* planes=1: stock TCG has no VMCALL, so the guest gets #UD. */
 static void test_no_planes(void)
 {
@@ -389,6 +638,8 @@ void main(u32 start_info)
     test = cmdline_arg(cmdline, "test");
     if (!test || !strncmp(test, "boot", 4)) {
         test_boot();
+    } else if (!strncmp(test, "vbs", 3)) {
+        test_vbs();
     } else if (!strncmp(test, "noplanes", 8)) {
         test_no_planes();
     } else {

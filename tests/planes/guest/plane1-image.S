@@ -6,3 +6,5 @@
 plane1_image:
         .incbin PLANE1_BIN
 plane1_image_end:
+
+        .section .note.GNU-stack, "", @progbits

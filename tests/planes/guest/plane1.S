@@ -60,3 +60,5 @@ resumed:
         .globl  stacks
 stacks:
         .skip   STACK_SIZE * (MAX_CPUS + 1)
+
+        .section .note.GNU-stack, "", @progbits

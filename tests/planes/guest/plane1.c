@@ -103,6 +103,13 @@ s32 p1_handle(struct vtl_request *req, struct vtl_response *resp)
 
         return (s32)set_mem_attrs(pfn << 12, nr << 12, ATTR_NO_WRITE, 0);
     }
+    case VTL_TEST_VTL_CALL:
+        return (s32)hypercall(HC_VTL_CALL, (u64)req, (u64)resp, 0, 0);
+    case VTL_TEST_ATTRS: {
+        u64 *a = (u64 *)req->payload;
+
+        return (s32)set_mem_attrs(a[0], a[1], a[2], a[3]);
+    }
     case VTL_SHUTDOWN:
         puts("P1: shutdown requested\n");
         return 0;

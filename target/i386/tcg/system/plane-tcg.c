@@ -84,6 +84,18 @@ void plane_x86_park(CPUX86State *env)
     env->eflags = inside_flags;
 }
 
+static PlaneMemoryAccess plane_tcg_access(MMUAccessType access_type)
+{
+    switch (access_type) {
+    case MMU_DATA_STORE:
+        return PLANE_MEMORY_ACCESS_WRITE;
+    case MMU_INST_FETCH:
+        return PLANE_MEMORY_ACCESS_FETCH;
+    default:
+        return PLANE_MEMORY_ACCESS_READ;
+    }
+}
+
 bool plane_x86_filter_access(CPUState *cs, vaddr addr, hwaddr paddr,
                              MMUAccessType access_type, int *prot,
                              bool probe, uintptr_t retaddr)
@@ -110,6 +122,7 @@ bool plane_x86_filter_access(CPUState *cs, vaddr addr, hwaddr paddr,
     if (probe) {
         return false;
     }
+    plane_memory_violation(cs, paddr, plane_tcg_access(access_type));
     /* A protection #PF, as if the page tables had forbidden it. */
     error_code = PG_ERROR_P_MASK;
     error_code |= access_type == MMU_DATA_STORE ? PG_ERROR_W_MASK : 0;
