@@ -13,6 +13,7 @@
 #include "monitor/monitor.h"
 #include "hw/core/cpu.h"
 #include "hw/planes/plane.h"
+#include "hw/planes/plane-memory.h"
 
 static PlaneVcpuInfo *plane_vcpu_info(Plane *plane, unsigned int cpu_index)
 {
@@ -48,6 +49,8 @@ static PlaneInfo *plane_info(Plane *plane)
     info->region_size = plane->region_size;
     info->entry_point = plane->entry_point;
     info->memory_violations = qatomic_read(&plane->memory_violations);
+    plane_mem_attrs_usage(plane, &info->memory_attr_ranges,
+                          &info->memory_attr_bytes);
     for (unsigned int i = 0; i < plane->set->nr_vcpus; i++) {
         QAPI_LIST_APPEND(tail, plane_vcpu_info(plane, i));
     }

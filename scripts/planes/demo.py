@@ -5,9 +5,12 @@
 Runs the fork's qemu-system-x86_64 with -machine q35,planes=2 and the
 project's test guests: plane 0 boots, configures plane 1 (CONFIG), copies
 the secure monitor into its region, activates it (ACTIVATE); plane 1 runs
-until it parks, plane 0 resumes and finds the region sealed.  Then QMP
+until it parks and plane 0 resumes.  Plane 0 then asks plane 1 over VTL
+calls to seal its kernel text and to make a data page non-executable,
+proves both hold, and makes VTL calls from both vCPUs at once.  QMP
 (QEMU's own python/qemu/qmp from the assembled tree) shows the
-PLANE_STATE_CHANGED events, query-planes and HMP 'info planes'.
+PLANE_STATE_CHANGED and PLANE_MEMORY_VIOLATION events, query-planes and
+HMP 'info planes'.
 """
 
 import json
@@ -43,8 +46,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix='planes-demo-') as tmp:
         sock = os.path.join(tmp, 'qmp.sock')
         serial = os.path.join(tmp, 'serial.txt')
-        append = ('test=boot halt=1 p1base=0x100000000 p1size=0x60000000 '
-                  'p1cmd=console=ttyS0+vtl=1')
+        append = 'test=vbs halt=1 calls=1000 p1cmd=console=ttyS0+vtl=1'
         args = [QEMU, '-accel', 'tcg', '-machine', 'q35,planes=2',
                 '-smp', '2', '-m', '512M', '-nodefaults', '-display', 'none',
                 '-name', 'planes-demo,debug-threads=on', '-S',
@@ -67,12 +69,18 @@ def main():
             print('\n== serial console (plane 0 "P0:", plane 1 "P1:")')
             print(text.replace('\r', ''), end='')
 
-            print('== PLANE_STATE_CHANGED events')
+            print('== QMP events')
+            time.sleep(1.1)             # PLANE_MEMORY_VIOLATION: 1 a second
             qmp.cmd('query-status')     # the sync client reads events here
             for ev in qmp.get_events(wait=False):
+                d = ev.get('data', {})
                 if ev['event'] == 'PLANE_STATE_CHANGED':
-                    d = ev['data']
-                    print(f"  plane {d['plane']}: {d['old']} -> {d['new']}")
+                    print(f"  PLANE_STATE_CHANGED plane {d['plane']}: "
+                          f"{d['old']} -> {d['new']}")
+                elif ev['event'] == 'PLANE_MEMORY_VIOLATION':
+                    print(f"  PLANE_MEMORY_VIOLATION plane {d['plane']} "
+                          f"vCPU {d['cpu-index']}: {d['access']} at "
+                          f"{d['gpa']:#x}")
 
             planes = qmp.cmd('query-planes')
             print('\n-> query-planes')
