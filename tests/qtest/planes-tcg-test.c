@@ -478,6 +478,42 @@ static void test_vtl_misuse(const void *opaque)
     assert_in_order(vbs_serial, lines);
 }
 
+/*
+ * VTL calls from vCPU 1 while ACTIVATE boots plane 1 on vCPU 0: refused
+ * with -EOPNOTSUPP before ACTIVATE, -EBUSY while plane 1 boots (the boot
+ * is slowed down to make sure), then served.
+ */
+static void test_vtl_busy(void)
+{
+    g_autofree char *serial = guest_run_to_exit("q35,planes=2",
+                                                "test=busy "
+                                                "p1cmd=bootspin=3000000");
+    const char *line = strstr(serial, "RESULT busy ");
+    unsigned long before = 0, busy = 0, other = 1;
+    long echo = 0;
+
+    g_assert(line);
+    g_assert_cmpint(sscanf(line, "RESULT busy before=%lu busy=%lu other=%lu "
+                           "echo=%ld", &before, &busy, &other, &echo), ==, 4);
+    g_assert_cmpuint(busy, >, 0);
+    g_assert_cmpuint(other, ==, 0);
+    g_assert_cmpint(echo, ==, 7);
+    g_assert(strstr(serial, "EXIT 0"));
+}
+
+/*
+ * Plane 0's LAPIC timer fires while plane 1 serves a long VTL call on the
+ * same vCPU index: the interrupt is not lost and is delivered once, after
+ * plane 1 returned.
+ */
+static void test_vtl_irq(void)
+{
+    g_autofree char *serial = guest_run_to_exit("q35,planes=2", "test=irq");
+
+    g_assert(strstr(serial, "RESULT irq rax=0 count=1 after_return=1\r\n"));
+    g_assert(strstr(serial, "EXIT 0"));
+}
+
 /* planes=1: VMCALL is what it is in stock TCG, #UD. */
 static void test_planes1(void)
 {
@@ -516,6 +552,8 @@ int main(int argc, char **argv)
                         test_boot);
     qtest_add_func("/planes/tcg/reset", test_reset);
     qtest_add_func("/planes/tcg/vtl/vbs", test_vbs);
+    qtest_add_func("/planes/tcg/vtl/busy-while-booting", test_vtl_busy);
+    qtest_add_func("/planes/tcg/vtl/interrupt-after-return", test_vtl_irq);
     for (size_t i = 0; i < ARRAY_SIZE(vtl_misuse); i++) {
         g_autofree char *name = g_strdup_printf("/planes/tcg/vtl/misuse/%s",
                                                 vtl_misuse[i].name);

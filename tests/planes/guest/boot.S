@@ -155,6 +155,22 @@ user_call:
         pushq   %rdi                    /* RIP */
         iretq
 
+/* LAPIC timer (vector 0x40): count it, note when, EOI. */
+        .globl  irq64
+irq64:
+        push    %rax
+        push    %rdx
+        incq    irq_count(%rip)
+        rdtsc
+        shl     $32, %rdx
+        or      %rdx, %rax
+        mov     %rax, irq_tsc(%rip)
+        mov     $0xfee000b0, %eax       /* EOI */
+        movl    $0, (%rax)
+        pop     %rdx
+        pop     %rax
+        iretq
+
         .globl  trap128
 trap128:
         mov     kernel_rsp(%rip), %rsp

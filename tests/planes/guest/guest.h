@@ -69,6 +69,7 @@ struct vtl_response {
 #define VTL_ECHO            0x7f00      /* test-only: status = arg */
 #define VTL_TEST_VTL_CALL   0x7f01      /* test-only: VTL_CALL from plane 1 */
 #define VTL_TEST_ATTRS      0x7f02      /* test-only: raw SET_MEM_ATTRS */
+#define VTL_TEST_SPIN       0x7f03      /* test-only: busy for a while */
 
 static inline void outb(u16 port, u8 v)
 {

@@ -45,7 +45,8 @@ extern void user_call(void (*fn)(void), void *stack);
 extern char trap0[], trap1[], trap2[], trap3[], trap4[], trap5[], trap6[],
             trap7[], trap8[], trap9[], trap10[], trap11[], trap12[], trap13[],
             trap14[], trap15[], trap16[], trap17[], trap18[], trap19[],
-            trap128[];
+            trap128[], irq64[];
+volatile u64 irq_count, irq_tsc;
 
 static struct vm_plane_config cfg[4] __attribute__((aligned(4096)));
 static u64 idt[256 * 2] __attribute__((aligned(16)));
@@ -118,6 +119,7 @@ static void traps_init(void)
         set_gate(i, handlers[i], 0);
     }
     set_gate(0x80, trap128, 3);
+    set_gate(0x40, irq64, 0);
     __asm__ volatile("lidt %0" : : "m"(idtr));
 
     tss.rsp0 = (u64)kstack + sizeof(kstack);
@@ -369,7 +371,8 @@ struct vtl_pages {
 
 static struct vtl_pages vtl[2];
 u64 ap_stack_top;
-static volatile int ap_started, ap_done, ap_go;
+static volatile int ap_started, ap_done, ap_go, ap_probe;
+static volatile u64 ap_refused_before, ap_refused_busy, ap_other, ap_echo;
 static volatile u64 ap_errors, ap_calls;
 
 static s64 vtl_call(struct vtl_pages *p, u32 call_id, const void *arg,
@@ -426,6 +429,25 @@ void ap_main(void)
 
     __asm__ volatile("lidt %0" : : "m"(idtr));
     ap_started = 1;
+    if (ap_probe) {
+        /* VTL calls from vCPU 1 while vCPU 0 configures and activates */
+        for (;;) {
+            s64 r = vtl_call(&vtl[1], VTL_ECHO, "\x07\0\0\0", 4);
+
+            if (r == 0) {
+                ap_echo = vtl_status(&vtl[1]);
+                break;
+            }
+            if (r == -KVM_EOPNOTSUPP && !ap_refused_busy) {
+                ap_refused_before++;
+            } else if (r == -KVM_EBUSY) {
+                ap_refused_busy++;
+            } else {
+                ap_other++;
+            }
+        }
+        ap_done = 1;
+    }
     while (!ap_go) {
         __asm__ volatile("pause");
     }
@@ -605,6 +627,62 @@ static void test_vbs(void)
     }
 }
 
+/* vCPU 1 calls while plane 1 boots on vCPU 0: -EBUSY, then served. */
+static void test_busy(void)
+{
+    ap_probe = 1;
+    if (!start_ap()) {
+        guest_exit(EXIT_FAIL);
+    }
+    vbs_boot();
+    while (!ap_done) {
+        __asm__ volatile("pause");
+    }
+    printf("RESULT busy before=%u busy=%u other=%u echo=%d\n",
+           ap_refused_before, ap_refused_busy, ap_other, (s64)(s32)ap_echo);
+}
+
+static void lapic_write(u32 reg, u32 v);
+
+/*
+ * A plane-0 interrupt while plane 1 runs on the vCPU index: pending, not
+ * lost, delivered once plane 0 is back.  The LAPIC timer is armed right
+ * before a long VTL call; an attempt where the host delayed us so much
+ * that it fired before the call even began proves nothing and is redone.
+ */
+static void test_irq(void)
+{
+    u64 spin = arg_u64("spin", 2000000);
+    u64 *t = (u64 *)((struct vtl_response *)vtl[0].response)->payload;
+    s64 r = -1;
+    int attempt;
+
+    vbs_boot();
+    outb(0x21, 0xff);                           /* mask the 8259 PICs */
+    outb(0xa1, 0xff);
+    set_gate(0xff, irq64, 0);                   /* never expected */
+    lapic_write(0xf0, 0x1ff);                   /* enable, spurious 0xff */
+    lapic_write(0x3e0, 0xb);                    /* divide by 1 */
+    lapic_write(0x320, 0x40);                   /* one-shot, vector 0x40 */
+    for (attempt = 1; attempt <= 5; attempt++) {
+        irq_count = 0;
+        __asm__ volatile("sti");
+        lapic_write(0x380, 1000000);            /* 1 ms: during the call */
+        r = vtl_call(&vtl[0], VTL_TEST_SPIN, &spin, 8);
+        for (int i = 0; i < 100000 && !irq_count; i++) {
+            __asm__ volatile("pause");
+        }
+        __asm__ volatile("cli");
+        if (!irq_count || irq_tsc > t[0]) {
+            break;
+        }
+    }
+    printf("P0: irq: plane 1 ran from %u to %u, interrupt at %u (attempt "
+           "%d)\n", t[0], t[1], irq_tsc, (s64)attempt);
+    printf("RESULT irq rax=%d count=%u after_return=%u\n", r, irq_count,
+           (u64)(irq_count && irq_tsc >= t[1]));
+}
+
 /* planes=1: stock TCG has no VMCALL, so the guest gets #UD. */
 static void test_no_planes(void)
 {
@@ -640,6 +718,10 @@ void main(u32 start_info)
         test_boot();
     } else if (!strncmp(test, "vbs", 3)) {
         test_vbs();
+    } else if (!strncmp(test, "busy", 4)) {
+        test_busy();
+    } else if (!strncmp(test, "irq", 3)) {
+        test_irq();
     } else if (!strncmp(test, "noplanes", 8)) {
         test_no_planes();
     } else {

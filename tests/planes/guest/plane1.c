@@ -15,6 +15,14 @@
 
 static u64 region_base;
 
+static u64 rdtsc(void)
+{
+    u32 lo, hi;
+
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return ((u64)hi << 32) | lo;
+}
+
 static u64 rdmsr(u32 msr)
 {
     u32 lo, hi;
@@ -50,6 +58,12 @@ int p1_boot(const u8 *bp)
                (u64)*(const u32 *)(e + 16));
         if (i == 0) {
             region_base = addr;
+        }
+    }
+    /* bootspin=N: a slow boot, for tests of calls made meanwhile */
+    if (cmdline_arg(cmdline, "bootspin")) {
+        for (u64 i = parse_u64(cmdline_arg(cmdline, "bootspin")); i; i--) {
+            __asm__ volatile("pause");
         }
     }
     park = cmdline_arg(cmdline, "park");
@@ -109,6 +123,17 @@ s32 p1_handle(struct vtl_request *req, struct vtl_response *resp)
         u64 *a = (u64 *)req->payload;
 
         return (s32)set_mem_attrs(a[0], a[1], a[2], a[3]);
+    }
+    case VTL_TEST_SPIN: {
+        u64 *t = (u64 *)resp->payload;
+
+        t[0] = rdtsc();
+        for (u64 i = *(u64 *)req->payload; i; i--) {
+            __asm__ volatile("pause");
+        }
+        t[1] = rdtsc();
+        resp->resp_size = 16;
+        return 0;
     }
     case VTL_SHUTDOWN:
         puts("P1: shutdown requested\n");
