@@ -95,6 +95,11 @@ static void machine_set_planes(Object *obj, Visitor *v, const char *name,
         return;
     }
     machine_planes_options(MACHINE(obj))->planes = value;
+    if (value > 1) {
+        /* VM planes under KVM need the split irqchip: make it the default */
+        object_register_sugar_prop("kvm-accel", "kernel-irqchip", "split",
+                                   true);
+    }
 }
 
 static void machine_get_planes(Object *obj, Visitor *v, const char *name,

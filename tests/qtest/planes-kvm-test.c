@@ -1,0 +1,170 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * VM planes with KVM: the refusal on hosts without KVM_CAP_PLANES, the
+ * split-irqchip rule, stock KVM with planes=1, and the provisional UAPI
+ * structure layouts.  Where KVM itself is missing the runtime tests skip,
+ * saying why.
+ */
+
+#include "qemu/osdep.h"
+#include <sys/ioctl.h>
+#include "libqtest.h"
+#include "hw/planes/planes-kvm-uapi.h"
+
+#define GUEST_DEFAULT "tests/planes-guests/plane0.elf"
+
+/* KVM_CAP_PLANES of this host, or -1 with *why set when KVM is unusable. */
+static int host_kvm_planes(const char **why)
+{
+    int kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+    int vm, cap;
+
+    if (kvm < 0) {
+        *why = "/dev/kvm cannot be opened";
+        return -1;
+    }
+    vm = ioctl(kvm, KVM_CREATE_VM, 0);
+    if (vm < 0) {
+        close(kvm);
+        *why = "KVM_CREATE_VM fails";
+        return -1;
+    }
+    cap = ioctl(vm, KVM_CHECK_EXTENSION, KVM_CAP_PLANES);
+    close(vm);
+    close(kvm);
+    return MAX(cap, 0);
+}
+
+static int run_qemu(const char *args, char **out, char **err)
+{
+    const char *bin = g_getenv("QTEST_QEMU_BINARY");
+    g_autofree char *cmd = g_strdup_printf("%s %s", bin, args);
+    g_auto(GStrv) argv = NULL;
+    int status;
+
+    g_assert(g_shell_parse_argv(cmd, NULL, &argv, NULL));
+    g_assert(g_spawn_sync(NULL, argv, NULL, 0, NULL, NULL, out, err,
+                          &status, NULL));
+    g_assert(WIFEXITED(status));
+    return WEXITSTATUS(status);
+}
+
+static bool skip_without_kvm(void)
+{
+    const char *why = NULL;
+
+    if (host_kvm_planes(&why) < 0) {
+        g_test_skip(why);
+        return true;
+    }
+    return false;
+}
+
+/* planes > 1 on a kernel without planes: one line, exit code 1. */
+static void test_kvm_refusal(void)
+{
+    g_autofree char *out = NULL, *err = NULL;
+    const char *why = NULL;
+    int cap = host_kvm_planes(&why);
+
+    if (cap < 0) {
+        g_test_skip(why);
+        return;
+    }
+    if (cap > 0) {
+        g_test_skip("this host's KVM has KVM_CAP_PLANES: no refusal to see");
+        return;
+    }
+    g_assert_cmpint(run_qemu("-accel kvm -machine q35,planes=2 -nodefaults "
+                             "-display none", &out, &err), ==, 1);
+    g_assert_cmpstr(err, ==, "qemu-system-x86_64: -machine planes=2: this "
+                    "host's KVM does not support planes (KVM_CAP_PLANES is "
+                    "0); use -accel tcg, or a kernel with VM planes\n");
+}
+
+/* The planes series needs the split irqchip; on or off is refused. */
+static void test_kvm_irqchip(const void *opaque)
+{
+    const char *irqchip = opaque;
+    g_autofree char *args = g_strdup_printf("-accel kvm,kernel-irqchip=%s "
+                                            "-machine q35,planes=2 "
+                                            "-nodefaults -display none",
+                                            irqchip);
+    g_autofree char *want = g_strdup_printf("qemu-system-x86_64: -machine "
+                                            "planes=2: VM planes need "
+                                            "kernel-irqchip=split (the "
+                                            "default with planes > 1), not "
+                                            "kernel-irqchip=%s\n", irqchip);
+    g_autofree char *out = NULL, *err = NULL;
+
+    if (skip_without_kvm()) {
+        return;
+    }
+    g_assert_cmpint(run_qemu(args, &out, &err), ==, 1);
+    g_assert_cmpstr(err, ==, want);
+}
+
+/*
+ * planes=1 is stock KVM: the plane-0 test guest boots to its serial
+ * output (test=hello makes no hypercall: this machine's KVM never returns
+ * from one).
+ */
+static void test_kvm_planes1_boots(void)
+{
+    const char *guest = g_getenv("PLANES_GUEST") ?: GUEST_DEFAULT;
+    g_autofree char *args = g_strdup_printf(
+        "-accel kvm -machine q35 -m 256M -nodefaults -display none "
+        "-no-reboot -serial stdio -device isa-debug-exit,iobase=0xf4,"
+        "iosize=0x04 -kernel %s -append 'test=hello'", guest);
+    g_autofree char *out = NULL, *err = NULL;
+
+    if (skip_without_kvm()) {
+        return;
+    }
+    g_assert(g_file_test(guest, G_FILE_TEST_EXISTS));
+    g_assert_cmpint(run_qemu(args, &out, &err), ==, 1);  /* guest passed */
+    g_assert(strstr(out, "P0: booting, cmdline 'test=hello'"));
+    g_assert(strstr(out, "P0: hello from plane 0, no hypercalls\r\n"));
+    g_assert(strstr(out, "EXIT 0"));
+}
+
+/* The layouts that the backend relies on, against the header. */
+static void test_uapi_layout(void)
+{
+    g_assert_cmpuint(sizeof(struct kvm_plane_event_exit), ==, 80);
+    g_assert_cmpuint(offsetof(struct kvm_plane_event_exit, cause), ==, 0);
+    g_assert_cmpuint(offsetof(struct kvm_plane_event_exit,
+                              pending_event_planes), ==, 2);
+    g_assert_cmpuint(offsetof(struct kvm_plane_event_exit, target), ==, 4);
+    g_assert_cmpuint(offsetof(struct kvm_plane_event_exit, flags), ==, 8);
+    g_assert_cmpuint(offsetof(struct kvm_plane_event_exit, extra), ==, 16);
+
+    /* the plane fields sit where kvm_run keeps padding1[6] */
+    g_assert_cmpuint(offsetof(struct kvm_run_planes_head, plane), ==, 2);
+    g_assert_cmpuint(offsetof(struct kvm_run_planes_head, suspended_planes),
+                     ==, 4);
+    g_assert_cmpuint(offsetof(struct kvm_run_planes_head, req_exit_planes),
+                     ==, 6);
+    g_assert_cmpuint(sizeof(struct kvm_run_planes_head), ==,
+                     offsetof(struct kvm_run, exit_reason));
+    g_assert_cmpuint(offsetof(struct kvm_run, immediate_exit), ==,
+                     offsetof(struct kvm_run_planes_head, immediate_exit));
+    /* the exit must fit kvm_run's exit union */
+    g_assert_cmpuint(sizeof(struct kvm_plane_event_exit), <=,
+                     sizeof(((struct kvm_run *)0)->padding));
+    g_assert_cmpint(KVM_EXIT_PLANE_EVENT, ==, 40);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    qtest_add_func("/planes/kvm/uapi-layout", test_uapi_layout);
+    qtest_add_func("/planes/kvm/refused-without-cap", test_kvm_refusal);
+    qtest_add_data_func("/planes/kvm/irqchip-on-refused", "on",
+                        test_kvm_irqchip);
+    qtest_add_data_func("/planes/kvm/irqchip-off-refused", "off",
+                        test_kvm_irqchip);
+    qtest_add_func("/planes/kvm/planes1-boots", test_kvm_planes1_boots);
+    return g_test_run();
+}
