@@ -12,7 +12,8 @@ QEMU_QTESTS   := qmp-cmd-test qom-test test-hmp device-introspect-test
 MESON_TEST    := cd $(BUILD) && pyvenv/bin/meson test --no-rebuild \
                  --print-errorlogs --num-processes 2
 
-.PHONY: all overlay guests check check-planes check-qemu check-unit demo clean
+.PHONY: all overlay guests check check-planes check-qemu check-unit demo \
+        bench bench-smoke clean
 
 all: overlay guests
 	$(NINJA) -C $(BUILD) qemu-system-x86_64
@@ -73,6 +74,16 @@ overlay:
 demo: all
 	python3 scripts/planes/demo.py
 
+# What planes cost, side by side with Debian's stock QEMU (not a test:
+# numbers are not assertions).  bench-smoke only checks that it still runs.
+bench: all
+	python3 scripts/planes/bench.py
+
+bench-smoke: all
+	BENCH_SMOKE=1 python3 scripts/planes/bench.py > $(BUILD)/bench-smoke.log \
+	    || { tail -30 $(BUILD)/bench-smoke.log; exit 1; }
+	@echo "bench-smoke: OK ($(BUILD)/bench-smoke.log)"
+
 # The README's test command runs this: every test, ours and QEMU's, then
 # one summary line over all of them.  A failing group does not hide the
 # others; the exit status is non-zero if anything failed.
@@ -83,6 +94,7 @@ check: all
 	$(MAKE) --no-print-directory check-planes || rc=1; \
 	$(MAKE) --no-print-directory check-qemu || rc=1; \
 	$(MAKE) --no-print-directory check-unit || rc=1; \
+	$(MAKE) --no-print-directory bench-smoke || rc=1; \
 	echo "== summary"; \
 	python3 scripts/planes/test-summary.py $(LOGS)/planes.json \
 	    $(LOGS)/qemu-suites.json $(LOGS)/unit.json || rc=1; \

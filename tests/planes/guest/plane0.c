@@ -683,6 +683,73 @@ static void test_irq(void)
            (u64)(irq_count && irq_tsc >= t[1]));
 }
 
+/* -- benchmarks (scripts/planes/bench.py) ------------------------------- */
+
+/* Fixed CPU-bound work: an LCG over a small table, reported in TSC ticks. */
+static void bench_spin(void)
+{
+    static u32 table[1024];
+    u64 n = arg_u64("iters", 20000000), t0, t1;
+    u32 x = 1;
+
+    if (arg_u64("activate", 0)) {
+        vbs_boot();             /* plane 1 parked from here on */
+    }
+    t0 = rdtsc();
+    for (u64 i = 0; i < n; i++) {
+        x = x * 1103515245 + 12345;
+        table[x & 1023] += x >> 16;
+    }
+    t1 = rdtsc();
+    printf("BENCH spin iters=%u ticks=%u check=%u\n", n, t1 - t0,
+           (u64)table[7]);
+}
+
+/* Per-call TSC latency of VTL calls and of a null hypercall. */
+static void bench_vtl(void)
+{
+    u64 n = arg_u64("calls", 2000), t0, t1, sum_null = 0, sum_vtl = 0;
+    int smp = arg_u64("smp", 1);
+
+    vbs_boot();
+    if (smp > 1) {
+        /* aggregate rate: both vCPUs call at once */
+        if (!start_ap()) {
+            guest_exit(EXIT_FAIL);
+        }
+        ap_calls = n;
+        t0 = rdtsc();
+        ap_go = 1;
+        ap_errors += echo_loop(&vtl[0], 0x22, n);
+        while (!ap_done) {
+            __asm__ volatile("pause");
+        }
+        t1 = rdtsc();
+        printf("BENCH vtl2 calls=%u ticks=%u errors=%u\n", 2 * n, t1 - t0,
+               ap_errors);
+        return;
+    }
+    for (u64 i = 0; i < n; i++) {
+        t0 = rdtsc();
+        hc(HC_UNKNOWN, 0, 0);
+        t1 = rdtsc();
+        sum_null += t1 - t0;
+    }
+    for (u64 i = 0; i < n; i++) {
+        t0 = rdtsc();
+        if (!echo_ok(&vtl[0], (u32)i)) {
+            guest_exit(EXIT_FAIL);
+        }
+        t1 = rdtsc();
+        sum_vtl += t1 - t0;
+        if (i < arg_u64("samples", 0)) {
+            printf("LAT %u\n", t1 - t0);
+        }
+    }
+    printf("BENCH vtl calls=%u null_ticks=%u vtl_ticks=%u\n", n, sum_null,
+           sum_vtl);
+}
+
 /* planes=1: stock TCG has no VMCALL, so the guest gets #UD. */
 static void test_no_planes(void)
 {
@@ -716,6 +783,10 @@ void main(u32 start_info)
     test = cmdline_arg(cmdline, "test");
     if (!test || !strncmp(test, "boot", 4)) {
         test_boot();
+    } else if (!strncmp(test, "bench-spin", 10)) {
+        bench_spin();
+    } else if (!strncmp(test, "bench-vtl", 9)) {
+        bench_vtl();
     } else if (!strncmp(test, "hello", 5)) {
         /* for hosts whose KVM never returns from a hypercall */
         puts("P0: hello from plane 0, no hypercalls\n");

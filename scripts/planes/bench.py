@@ -1,0 +1,312 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""make bench: what VM planes cost, measured side by side in one run.
+
+Every comparison runs its two sides interleaved, REPS times, and reports
+the median, the spread (min..max around it) and the ratio of medians.
+Timing is from the guest's TSC (TCG: the host's TSC) for work inside the
+guest, and from the host around whole runs for start-to-exit.  Results
+go to stdout as a table, to build/bench/bench.csv, and the VTL call
+latency distribution to build/bench/vtl-latency.png (gnuplot).
+
+Environment: BENCH_REPS (default 5), BENCH_SMOKE=1 (tiny sizes, one rep:
+checks that the bench still runs), BENCH_FRESH=1 (also time a fresh
+./configure && make in a scratch clone; takes minutes).
+"""
+
+import csv
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+BUILD = os.path.join(REPO, 'build', 'qemu')
+FORK = os.path.join(BUILD, 'qemu-system-x86_64')
+STOCK = '/usr/bin/qemu-system-x86_64'
+GUEST = os.path.join(BUILD, 'tests', 'planes-guests', 'plane0.elf')
+OUT = os.path.join(REPO, 'build', 'bench')
+
+SMOKE = os.environ.get('BENCH_SMOKE') == '1'
+REPS = 1 if SMOKE else int(os.environ.get('BENCH_REPS', '5'))
+SPIN_ITERS = 200000 if SMOKE else 20000000
+# Guests under this machine's (paravirtual) KVM run far slower than TCG.
+KVM_SPIN_ITERS = 20000 if SMOKE else 200000
+VTL_CALLS = 200 if SMOKE else 5000
+LAT_SAMPLES = 100 if SMOKE else 2000
+
+rows = []
+
+
+def qemu_args(binary, accel, machine, append, smp=1, extra=()):
+    return [binary, '-accel', accel, '-machine', machine, '-smp', str(smp),
+            '-m', '512M', '-nodefaults', '-display', 'none', '-no-reboot',
+            '-serial', 'stdio',
+            '-device', 'isa-debug-exit,iobase=0xf4,iosize=0x04',
+            '-kernel', GUEST, '-append', append, *extra]
+
+
+def run_guest(args):
+    """Runs to the guest's exit; returns (host seconds, serial text)."""
+    t0 = time.perf_counter()
+    p = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    dt = time.perf_counter() - t0
+    if p.returncode != 1 or 'EXIT 0' not in p.stdout:
+        raise RuntimeError(f'guest failed ({p.returncode}): {" ".join(args)}'
+                           f'\n{p.stdout}\n{p.stderr}')
+    return dt, p.stdout
+
+
+def field(text, name):
+    m = re.search(rf'\b{name}=(\d+)', text)
+    if not m:
+        raise RuntimeError(f'no {name}= in guest output:\n{text}')
+    return int(m.group(1))
+
+
+def summary(values):
+    med = statistics.median(values)
+    spread = (max(values) - min(values)) / med * 100 if med else 0.0
+    return med, spread
+
+
+def compare(what, unit, a_name, a_fn, b_name, b_fn, target=None):
+    """Interleaves a and b REPS times; records a row with a/b medians."""
+    a, b = [], []
+    for _ in range(REPS):
+        a.append(a_fn())
+        b.append(b_fn())
+    (am, asp), (bm, bsp) = summary(a), summary(b)
+    ratio = am / bm if bm else float('nan')
+    rows.append({'measure': what, 'unit': unit,
+                 'a': a_name, 'a_median': am, 'a_spread_pct': asp,
+                 'b': b_name, 'b_median': bm, 'b_spread_pct': bsp,
+                 'ratio_a_b': ratio, 'target': target or ''})
+    print(f'  {what}: {a_name} {am:.4g} {unit} (±{asp:.1f}%), '
+          f'{b_name} {bm:.4g} {unit} (±{bsp:.1f}%), ratio {ratio:.3f}'
+          + (f' (target {target})' if target else ''), flush=True)
+
+
+def kvm_usable():
+    try:
+        run_guest(qemu_args(STOCK, 'kvm', 'q35', 'test=hello'))
+        return True
+    except (RuntimeError, subprocess.TimeoutExpired, OSError):
+        return False
+
+
+def bench_planes1_overhead(accel):
+    hello = 'test=hello'
+    iters = KVM_SPIN_ITERS if accel == 'kvm' else SPIN_ITERS
+    spin = f'test=bench-spin iters={iters}'
+    compare(f'{accel}: start-to-exit, idle guest', 's',
+            'fork planes=1', lambda: run_guest(
+                qemu_args(FORK, accel, 'q35,planes=1', hello))[0],
+            'stock', lambda: run_guest(
+                qemu_args(STOCK, accel, 'q35', hello))[0], '<= 1.01')
+    compare(f'{accel}: CPU-bound guest loop', 'ticks',
+            'fork planes=1', lambda: field(run_guest(
+                qemu_args(FORK, accel, 'q35,planes=1', spin))[1], 'ticks'),
+            'stock', lambda: field(run_guest(
+                qemu_args(STOCK, accel, 'q35', spin))[1], 'ticks'),
+            '<= 1.01')
+
+
+def bench_parked_plane():
+    spin = f'test=bench-spin iters={SPIN_ITERS}'
+    compare('tcg: CPU-bound loop, plane 1 parked', 'ticks',
+            'planes=2', lambda: field(run_guest(
+                qemu_args(FORK, 'tcg', 'q35,planes=2',
+                          spin + ' activate=1'))[1], 'ticks'),
+            'planes=1', lambda: field(run_guest(
+                qemu_args(FORK, 'tcg', 'q35,planes=1', spin))[1], 'ticks'),
+            '<= 1.02')
+
+
+def bench_vtl():
+    lat = []
+
+    def one_vcpu(kind):
+        def fn():
+            out = run_guest(qemu_args(
+                FORK, 'tcg', 'q35,planes=2',
+                f'test=bench-vtl calls={VTL_CALLS} samples={LAT_SAMPLES}',
+                smp=2))[1]
+            if not lat:
+                lat.extend(int(x) for x in re.findall(r'LAT (\d+)', out))
+            return field(out, f'{kind}_ticks') / VTL_CALLS
+        return fn
+
+    compare('tcg: VTL call round trip vs null hypercall', 'ticks/call',
+            'VTL call', one_vcpu('vtl'), 'null hypercall', one_vcpu('null'),
+            '<= 2')
+
+    def rate(smp):
+        def fn():
+            out = run_guest(qemu_args(
+                FORK, 'tcg', 'q35,planes=2',
+                f'test=bench-vtl calls={VTL_CALLS} smp={smp}', smp=2))[1]
+            if smp == 1:
+                return VTL_CALLS / field(out, 'vtl_ticks')
+            return field(out, 'calls') / field(out, 'ticks')
+        return fn
+
+    compare('tcg: VTL calls per tick, 2 vCPUs vs 1', 'calls/tick',
+            '2 vCPUs', rate(2), '1 vCPU', rate(1), 'scales: > 1')
+    return lat
+
+
+def rss_after_boot(planes):
+    with tempfile.TemporaryDirectory() as tmp:
+        serial = os.path.join(tmp, 'serial')
+        args = qemu_args(FORK, 'tcg', f'q35,planes={planes}',
+                         'test=hello halt=1')
+        args[args.index('stdio')] = f'file:{serial}'
+        p = subprocess.Popen(args)
+        try:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                if os.path.exists(serial) and 'DONE' in open(serial).read():
+                    break
+                time.sleep(0.05)
+            with open(f'/proc/{p.pid}/status') as f:
+                kb = int(re.search(r'VmRSS:\s+(\d+)', f.read()).group(1))
+        finally:
+            p.kill()
+            p.wait()
+    return kb * 1024
+
+
+def bench_memory():
+    counts = [1, 2, 4, 16]
+    rss = {n: [] for n in counts}
+    for _ in range(REPS):
+        for n in counts:
+            rss[n].append(rss_after_boot(n))
+    base = statistics.median(rss[1])
+    for n in counts:
+        med, spread = summary(rss[n])
+        per = (med - base) / (n - 1) if n > 1 else 0
+        rows.append({'measure': f'RSS after boot, planes={n}', 'unit': 'B',
+                     'a': f'planes={n}', 'a_median': med,
+                     'a_spread_pct': spread, 'b': 'planes=1',
+                     'b_median': base, 'b_spread_pct': 0,
+                     'ratio_a_b': med / base,
+                     'target': '<= 1 MiB + vCPU state per plane'})
+        print(f'  RSS planes={n}: {med / 2**20:.1f} MiB (±{spread:.1f}%)'
+              + (f', {per / 2**20:.2f} MiB per extra plane' if n > 1 else ''),
+              flush=True)
+
+
+def bench_build():
+    plane_c = os.path.join(REPO, 'hw', 'planes', 'plane.c')
+    times = []
+    for _ in range(REPS):
+        os.utime(plane_c)
+        t0 = time.perf_counter()
+        subprocess.run(['make', '-C', REPO], check=True,
+                       capture_output=True)
+        times.append(time.perf_counter() - t0)
+    med, spread = summary(times)
+    rows.append({'measure': 'incremental rebuild (touch hw/planes/plane.c)',
+                 'unit': 's', 'a': 'make', 'a_median': med,
+                 'a_spread_pct': spread, 'b': '', 'b_median': '',
+                 'b_spread_pct': '', 'ratio_a_b': '', 'target': ''})
+    print(f'  incremental rebuild: {med:.1f} s (±{spread:.1f}%)')
+    if os.environ.get('BENCH_FRESH') == '1':
+        with tempfile.TemporaryDirectory() as tmp:
+            subprocess.run(['git', 'clone', '-q', REPO, tmp], check=True)
+            env = dict(os.environ, CCACHE_DISABLE='1')
+            t0 = time.perf_counter()
+            subprocess.run(['bash', '-c', './configure && make'], cwd=tmp,
+                           env=env, check=True, capture_output=True)
+            dt = time.perf_counter() - t0
+        rows.append({'measure': 'fresh ./configure && make (no ccache)',
+                     'unit': 's', 'a': 'clone', 'a_median': dt,
+                     'a_spread_pct': 0, 'b': '', 'b_median': '',
+                     'b_spread_pct': '', 'ratio_a_b': '', 'target': ''})
+        print(f'  fresh ./configure && make: {dt:.0f} s')
+
+
+def plot_latency(lat):
+    data = os.path.join(OUT, 'vtl-latency.dat')
+    png = os.path.join(OUT, 'vtl-latency.png')
+    with open(data, 'w') as f:
+        f.writelines(f'{x}\n' for x in lat)
+    if not shutil.which('gnuplot'):
+        print('  (no gnuplot: install gnuplot-nox for the latency chart)')
+        return
+    width = max(1, int(statistics.median(lat) / 20))
+    script = f'''
+set terminal png size 900,500
+set output "{png}"
+set title "VTL call round trip under TCG ({len(lat)} calls, guest TSC)"
+set xlabel "ticks per call"
+set ylabel "calls"
+set style fill solid 0.6
+binwidth = {width}
+bin(x) = binwidth * floor(x / binwidth)
+set xrange [0:{sorted(lat)[int(len(lat) * 0.99) - 1] * 1.2}]
+plot "{data}" using (bin($1)):(1.0) smooth freq with boxes title "calls"
+'''
+    subprocess.run(['gnuplot'], input=script, text=True, check=True)
+    print(f'  latency chart: {png}')
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    for path in (FORK, GUEST):
+        if not os.path.exists(path):
+            sys.exit(f'bench: {path} missing; run ./configure && make')
+    have_stock = os.path.exists(STOCK)
+    stock_version = (subprocess.run([STOCK, '--version'], capture_output=True,
+                                    text=True).stdout.splitlines()[0]
+                     if have_stock else 'missing')
+    fork_version = subprocess.run([FORK, '--version'], capture_output=True,
+                                  text=True).stdout.splitlines()[0]
+    print(f'fork:  {fork_version}\nstock: {stock_version}\n'
+          f'reps:  {REPS} (interleaved), timing: guest TSC ticks or host '
+          f'wall seconds', flush=True)
+
+    if have_stock:
+        bench_planes1_overhead('tcg')
+        if kvm_usable():
+            bench_planes1_overhead('kvm')
+        else:
+            print('  kvm: no guest runs under KVM here; skipped')
+    else:
+        print('  stock QEMU missing (apt-get install -t bookworm-backports '
+              'qemu-system-x86); planes=1 overhead skipped')
+    bench_parked_plane()
+    lat = bench_vtl()
+    bench_memory()
+    if not SMOKE:
+        bench_build()
+    plot_latency(lat)
+
+    csv_path = os.path.join(OUT, 'bench.csv')
+    with open(csv_path, 'w', newline='') as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+    print(f'\n{"measure":52} {"a":>14} {"b":>14} {"a/b":>8}  target')
+    for r in rows:
+        a = r['a_median']
+        b = r['b_median']
+        ratio = r['ratio_a_b']
+        print(f'{r["measure"][:52]:52} {a:>14.4g} '
+              + (f'{b:>14.4g} ' if b != '' else f'{"":>14} ')
+              + (f'{ratio:>8.3f}' if ratio != '' else f'{"":>8}')
+              + f'  {r["target"]}')
+    print(f'\nCSV: {csv_path}')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
