@@ -9,7 +9,7 @@ guest, and from the host around whole runs for start-to-exit.  Results
 go to stdout as a table, to build/bench/bench.csv, and the VTL call
 latency distribution to build/bench/vtl-latency.png (gnuplot).
 
-Environment: BENCH_REPS (default 5), BENCH_SMOKE=1 (tiny sizes, one rep:
+Environment: BENCH_REPS (default 7), BENCH_SMOKE=1 (tiny sizes, one rep:
 checks that the bench still runs), BENCH_FRESH=1 (also time a fresh
 ./configure && make in a scratch clone; takes minutes).
 """
@@ -33,8 +33,8 @@ GUEST = os.path.join(BUILD, 'tests', 'planes-guests', 'plane0.elf')
 OUT = os.path.join(REPO, 'build', 'bench')
 
 SMOKE = os.environ.get('BENCH_SMOKE') == '1'
-REPS = 1 if SMOKE else int(os.environ.get('BENCH_REPS', '5'))
-SPIN_ITERS = 200000 if SMOKE else 20000000
+REPS = 1 if SMOKE else int(os.environ.get('BENCH_REPS', '7'))
+SPIN_ITERS = 200000 if SMOKE else 100000000
 # Guests under this machine's (paravirtual) KVM run far slower than TCG.
 KVM_SPIN_ITERS = 20000 if SMOKE else 200000
 VTL_CALLS = 200 if SMOKE else 5000
@@ -250,7 +250,8 @@ set xlabel "ticks per call"
 set ylabel "calls"
 set style fill solid 0.6
 binwidth = {width}
-bin(x) = binwidth * floor(x / binwidth)
+set boxwidth binwidth
+bin(x) = binwidth * floor(x / binwidth) + binwidth / 2.0
 set xrange [0:{sorted(lat)[int(len(lat) * 0.99) - 1] * 1.2}]
 plot "{data}" using (bin($1)):(1.0) smooth freq with boxes title "calls"
 '''
