@@ -113,9 +113,12 @@ static void plane_config_read(hwaddr gpa, unsigned int count,
     }
 }
 
-/* Count and array checks shared by CONFIG and ACTIVATE. */
-static int64_t plane_config_check_array(const PlaneCaller *c, hwaddr gpa,
-                                        uint64_t count)
+/*
+ * Count and array checks shared by CONFIG and ACTIVATE; on success the
+ * array's entries are read into a new *@entries.
+ */
+static int64_t plane_config_load(const PlaneCaller *c, hwaddr gpa,
+                                 uint64_t count, PlaneConfigEntry **entries)
 {
     if (count < 2) {
         return plane_hc_refuse(c, PLANES_KVM_EINVAL, "count %" PRIu64
@@ -131,6 +134,8 @@ static int64_t plane_config_check_array(const PlaneCaller *c, hwaddr gpa,
                                HWADDR_PRIx " (%" PRIu64 " bytes) is not in "
                                "guest RAM", gpa, count * PLANE_CONFIG_SIZE);
     }
+    *entries = g_new0(PlaneConfigEntry, count);
+    plane_config_read(gpa, count, *entries);
     return 0;
 }
 
@@ -213,12 +218,10 @@ static int64_t plane_hc_config(const PlaneCaller *c)
         return plane_hc_refuse(c, PLANES_KVM_EPERM, "planes are already "
                                "configured (once per boot)");
     }
-    err = plane_config_check_array(c, gpa, count);
+    err = plane_config_load(c, gpa, count, &entries);
     if (err) {
         return err;
     }
-    entries = g_new0(PlaneConfigEntry, count);
-    plane_config_read(gpa, count, entries);
     for (unsigned int i = 1; i < count; i++) {
         err = plane_config_check_region(c, gpa, count, entries, i, &fresh);
         if (err) {
@@ -312,12 +315,10 @@ static int64_t plane_hc_activate(const PlaneCaller *c, bool *switched)
                                "/%u", gpa, count, set->config_gpa,
                                set->config_count);
     }
-    err = plane_config_check_array(c, gpa, count);
+    err = plane_config_load(c, gpa, count, &entries);
     if (err) {
         return err;
     }
-    entries = g_new0(PlaneConfigEntry, count);
-    plane_config_read(gpa, count, entries);
     for (unsigned int i = 1; i < count; i++) {
         Plane *plane = set->planes[i];
         const PlaneConfigEntry *e = &entries[i];
