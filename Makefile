@@ -2,6 +2,7 @@
 # qemu-planes top-level make: builds and tests the assembled QEMU tree that
 # ./configure prepared in build/.
 
+SHELL   := /bin/bash
 BUILD   := build/qemu
 NINJA   ?= ninja
 QEMU    := $(BUILD)/qemu-system-x86_64
@@ -12,8 +13,8 @@ QEMU_QTESTS   := qmp-cmd-test qom-test test-hmp device-introspect-test
 MESON_TEST    := cd $(BUILD) && pyvenv/bin/meson test --no-rebuild \
                  --print-errorlogs --num-processes 2
 
-.PHONY: all overlay guests check check-planes check-qemu check-unit demo \
-        bench bench-smoke clean
+.PHONY: all overlay guests check check-planes check-qemu check-unit \
+        check-libvirt demo bench bench-smoke clean
 
 all: overlay guests
 	$(NINJA) -C $(BUILD) qemu-system-x86_64
@@ -89,15 +90,18 @@ bench-smoke: all
 # others; the exit status is non-zero if anything failed.
 LOGS := $(BUILD)/meson-logs
 check: all
-	@rm -f $(LOGS)/planes.json $(LOGS)/qemu-suites.json $(LOGS)/unit.json
+	@rm -f $(LOGS)/planes.json $(LOGS)/qemu-suites.json $(LOGS)/unit.json \
+	    $(LOGS)/libvirt.tap
 	@rc=0; \
 	$(MAKE) --no-print-directory check-planes || rc=1; \
+	$(MAKE) --no-print-directory check-libvirt || rc=1; \
 	$(MAKE) --no-print-directory check-qemu || rc=1; \
 	$(MAKE) --no-print-directory check-unit || rc=1; \
 	$(MAKE) --no-print-directory bench-smoke || rc=1; \
 	echo "== summary"; \
 	python3 scripts/planes/test-summary.py $(LOGS)/planes.json \
-	    $(LOGS)/qemu-suites.json $(LOGS)/unit.json || rc=1; \
+	    $(LOGS)/libvirt.tap $(LOGS)/qemu-suites.json $(LOGS)/unit.json \
+	    || rc=1; \
 	exit $$rc
 
 check-planes: all
@@ -107,6 +111,13 @@ check-planes: all
 check-qemu: all
 	$(NINJA) -C $(BUILD) $(addprefix tests/qtest/,$(QEMU_QTESTS))
 	$(MESON_TEST) --logbase qemu-suites $(addprefix qtest-x86_64/,$(QEMU_QTESTS))
+
+# A real libvirtd (started by the test when none runs) drives a planes VM.
+check-libvirt: all
+	@mkdir -p $(LOGS)
+	PLANES_LIBVIRT_OUTPUTS=$(LOGS)/libvirt-outputs.txt \
+	    bash tests/planes/libvirt/libvirt-test.sh | tee $(LOGS)/libvirt.tap; \
+	    exit $${PIPESTATUS[0]}
 
 check-unit: all
 	$(MAKE) -C $(BUILD) check-unit MTESTARGS="--logbase unit"

@@ -11,7 +11,8 @@ need_pkgs=(build-essential git pkg-config ninja-build flex bison python3-venv
            libglib2.0-dev libpixman-1-dev libslirp-dev libfdt-dev zlib1g-dev
            dpkg-dev xz-utils seabios qemu-system-data ipxe-qemu ccache socat
            gnuplot-nox)
-need_bpo=(meson python3-pycotap qemu-system-x86)
+need_bpo=(meson python3-pycotap qemu-system-x86 libvirt-daemon-system
+          libvirt-clients)
 
 sudo_() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 log="${PLANES_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/qemu-planes}/apt.log"

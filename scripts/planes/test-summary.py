@@ -8,15 +8,34 @@ is non-zero when anything failed or nothing ran.
 """
 
 import json
+import os
 import re
 import sys
 
 TAP = re.compile(r'^(not ok|ok)\b(.*)$', re.M)
 
 
+def tap_file(path):
+    """A plain TAP log (tests outside meson): counts like a meson test."""
+    with open(path, encoding='utf-8') as f:
+        out = f.read()
+    results = TAP.findall(out)
+    p = sum(1 for r, rest in results if r == 'ok' and '# SKIP' not in rest)
+    s = sum(1 for r, rest in results if '# SKIP' in rest)
+    f_ = sum(1 for r, rest in results if r == 'not ok')
+    if 'Bail out!' in out or not results:
+        f_ += 1
+    print(f"  {os.path.basename(path)}: ({p} passed, {f_} failed, {s} skipped)")
+    return p, f_, s
+
+
 def main(paths):
     passed = failed = skipped = 0
     for path in paths:
+        if path.endswith('.tap'):
+            p, f_, s = tap_file(path)
+            passed, failed, skipped = passed + p, failed + f_, skipped + s
+            continue
         with open(path, encoding='utf-8') as f:
             for line in f:
                 test = json.loads(line)
