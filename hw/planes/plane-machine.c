@@ -25,6 +25,7 @@
 #include "hw/planes/plane-hypercall.h"
 #include "hw/core/cpu.h"
 #include "qemu/accel.h"
+#include "migration/blocker.h"
 #include "trace.h"
 
 const PlaneAccelClass *plane_accel_class_get(void)
@@ -278,6 +279,16 @@ bool machine_planes_init(MachineState *ms, Error **errp)
     }
     machine_plane_set = set;
     plane_hypercalls_enabled = planes > 1;
+    if (planes > 1) {
+        /* Plane switches, regions and attributes are not in the stream */
+        static Error *migration_blocker;
+
+        error_setg(&migration_blocker, "-machine planes=%u: migration of "
+                   "a VM with planes is not supported yet", planes);
+        if (migrate_add_blocker(&migration_blocker, errp) < 0) {
+            return false;
+        }
+    }
     qemu_register_resettable(OBJECT(set));
     qemu_add_exit_notifier(&plane_set_exit_notifier);
     qemu_add_machine_init_done_notifier(&plane_set_ready_notifier);

@@ -456,6 +456,20 @@ static void test_planes_event(void)
     qtest_quit(qts);
 }
 
+/* Plane state is not in the migration stream yet: migration is blocked. */
+static void test_planes_migration_blocked(void)
+{
+    QTestState *qts = start_planes_vm(2);
+    g_autoptr(QDict) resp = qtest_qmp(qts, "{ 'execute': 'migrate', "
+                                      "'arguments': { 'uri': "
+                                      "'exec:cat >/dev/null' } }");
+
+    g_assert_cmpstr(qdict_get_str(qdict_get_qdict(resp, "error"), "desc"),
+                    ==, "-machine planes=2: migration of a VM with planes is "
+                    "not supported yet");
+    qtest_quit(qts);
+}
+
 int main(int argc, char **argv)
 {
     static const unsigned int plane_counts[] = { 1, 2, 4 };
@@ -485,5 +499,7 @@ int main(int argc, char **argv)
     qtest_add_func("/planes/cpus-unchanged", test_planes_cpus_unchanged);
     qtest_add_func("/planes/qom-alias", test_planes_qom_alias);
     qtest_add_func("/planes/event", test_planes_event);
+    qtest_add_func("/planes/migration-blocked",
+                   test_planes_migration_blocked);
     return g_test_run();
 }
