@@ -1,8 +1,8 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
- * VM planes: the "planes" machine property and the machine's plane set
- * (/machine/planes), created at board init and torn down at exit.
+ * VM planes: the "planes" machine properties and the machine's plane set
+ * (/machine/plane-set), created at board init and torn down at exit.
  */
 
 #include "qemu/osdep.h"
@@ -11,9 +11,7 @@
 #include "qobject/qnum.h"
 #include "qobject/qstring.h"
 #include "qemu/cutils.h"
-#include "qemu/lockable.h"
 #include "qemu/main-loop.h"
-#include "system/accel-ops.h"
 #include "system/reset.h"
 #include "system/system.h"
 #include "hw/boards.h"

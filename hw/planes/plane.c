@@ -8,7 +8,6 @@
 #include "qemu/osdep.h"
 #include "qapi/error.h"
 #include "qapi/visitor.h"
-#include "qemu/lockable.h"
 #include "qapi/qapi-events-planes.h"
 #include "qapi/qapi-visit-planes.h"
 #include "qemu/main-loop.h"
