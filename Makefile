@@ -14,7 +14,7 @@ MESON_TEST    := cd $(BUILD) && pyvenv/bin/meson test --no-rebuild \
                  --print-errorlogs --num-processes 2
 
 .PHONY: all overlay guests check check-planes check-qemu check-unit \
-        check-libvirt demo bench bench-smoke clean
+        check-libvirt check-style demo bench bench-smoke clean
 
 all: overlay guests
 	$(NINJA) -C $(BUILD) qemu-system-x86_64
@@ -93,6 +93,7 @@ check: all
 	@rm -f $(LOGS)/planes.json $(LOGS)/qemu-suites.json $(LOGS)/unit.json \
 	    $(LOGS)/libvirt.tap
 	@rc=0; \
+	$(MAKE) --no-print-directory check-style || rc=1; \
 	$(MAKE) --no-print-directory check-planes || rc=1; \
 	$(MAKE) --no-print-directory check-libvirt || rc=1; \
 	$(MAKE) --no-print-directory check-qemu || rc=1; \
@@ -111,6 +112,18 @@ check-planes: all
 check-qemu: all
 	$(NINJA) -C $(BUILD) $(addprefix tests/qtest/,$(QEMU_QTESTS))
 	$(MESON_TEST) --logbase qemu-suites $(addprefix qtest-x86_64/,$(QEMU_QTESTS))
+
+# QEMU's checkpatch over our C files and the patch series.
+STYLE_FILES := $(shell git ls-files 'hw/*.[ch]' 'include/*.h' 'target/*.[ch]' \
+                 'tests/qtest/*.c' 2>/dev/null)
+check-style: all
+	@rc=0; for f in $(STYLE_FILES); do \
+	    perl build/src/scripts/checkpatch.pl --no-tree -q -f $$f || rc=1; \
+	done; \
+	for p in subprojects/packagefiles/qemu-planes/0*.patch; do \
+	    perl build/src/scripts/checkpatch.pl --no-tree -q $$p || rc=1; \
+	done; \
+	[ $$rc = 0 ] && echo "check-style: checkpatch clean"; exit $$rc
 
 # A real libvirtd (started by the test when none runs) drives a planes VM.
 check-libvirt: all

@@ -74,7 +74,8 @@ static char *guest_wait_serial_from(GuestRun *run, size_t from,
             return g_strdup(text + from);
         }
         if (!qtest_probe_child(run->qts) || g_get_monotonic_time() > end) {
-            g_test_message("serial so far:\n%s", text);
+            g_test_message("serial so far:");
+            g_test_message("%s", text);
             g_assert_not_reached();
         }
         g_usleep(10 * 1000);
@@ -117,7 +118,8 @@ static void assert_in_order(const char *text, const char *const *lines)
         const char *found = strstr(at, *lines);
 
         if (!found) {
-            g_test_message("missing (in order) '%s' in:\n%s", *lines, text);
+            g_test_message("missing (in order) '%s' in:", *lines);
+            g_test_message("%s", text);
             g_assert_not_reached();
         }
         at = found + strlen(*lines);

@@ -35,19 +35,21 @@ typedef struct {
     const char *message;
 } PlanesErrorCase;
 
+#define RANGE "the number of planes must be an integer from 1 to 16"
+
 static const PlanesErrorCase planes_error_cases[] = {
     { "-machine q35,planes=0",
-      "-machine planes=0: the number of planes must be an integer from 1 to 16" },
+      "-machine planes=0: " RANGE },
     { "-machine q35,planes=17",
-      "-machine planes=17: the number of planes must be an integer from 1 to 16" },
+      "-machine planes=17: " RANGE },
     { "-machine q35,planes=abc",
-      "-machine planes=abc: the number of planes must be an integer from 1 to 16" },
+      "-machine planes=abc: " RANGE },
     { "-machine q35,planes=-1",
-      "-machine planes=-1: the number of planes must be an integer from 1 to 16" },
+      "-machine planes=-1: " RANGE },
     { "-machine pc,planes=2x",
-      "-machine planes=2x: the number of planes must be an integer from 1 to 16" },
+      "-machine planes=2x: " RANGE },
     { "-machine pc,planes=",
-      "-machine planes=: the number of planes must be an integer from 1 to 16" },
+      "-machine planes=: " RANGE },
     { "-machine none,planes=2",
       "-machine planes=2: machine type 'none' does not support planes" },
     { "-machine microvm,planes=2",
@@ -276,7 +278,8 @@ static void test_planes_qom_alias(void)
 
     g_assert_cmpint(qom_get_int(qts, "/machine", "planes"), ==, 3);
     for (unsigned int p = 0; p < 3; p++) {
-        g_autofree char *alias = g_strdup_printf("/machine/planes/plane[%u]", p);
+        g_autofree char *alias = g_strdup_printf("/machine/planes/plane[%u]",
+                                                 p);
         g_autofree char *canon = g_strdup_printf("/machine/plane-set/plane[%u]",
                                                  p);
         g_autofree char *va = g_strdup_printf("%s/vcpu[1]", alias);
