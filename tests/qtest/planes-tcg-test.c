@@ -158,6 +158,7 @@ static void expect_event(QTestState *qts, int plane, const char *old,
 }
 
 typedef struct BootCase {
+    const char *machine;
     const char *append;
     uint64_t base;
     uint64_t size;
@@ -181,7 +182,7 @@ static void test_boot(const void *opaque)
     uint64_t top = c->base + c->size;
     GuestRun run;
 
-    guest_start(&run, "q35,planes=2", append, "--preconfig -no-reboot");
+    guest_start(&run, c->machine, append, "--preconfig -no-reboot");
     resp = qtest_qmp(run.qts, "{ 'execute': 'x-exit-preconfig' }");
     g_assert(qdict_haskey(resp, "return"));
     expect_event(run.qts, 0, "created", "running");
@@ -527,25 +528,40 @@ static void test_planes1(void)
 int main(int argc, char **argv)
 {
     static const BootCase boot_inside = {
-        "p1base=0x4000000 p1size=0x1000000", 0x4000000, 0x1000000,
+        "q35,planes=2", "p1base=0x4000000 p1size=0x1000000", 0x4000000, 0x1000000,
         "P1: parking with VTL_RETURN", "P1: cmdline 'console=ttyS0 vtl=1'",
     };
     static const BootCase boot_outside = {
-        "p1base=0x100000000 p1size=0x60000000 p1cmd=vbs+secure=1",
+        "q35,planes=2", "p1base=0x100000000 p1size=0x60000000 p1cmd=vbs+secure=1",
         0x100000000ULL, 0x60000000ULL,
         "P1: parking with VTL_RETURN", "P1: cmdline 'vbs secure=1'",
     };
     static const BootCase boot_hlt = {
-        "p1base=0x8000000 p1size=0x800000 p1cmd=park=hlt", 0x8000000,
+        "q35,planes=2", "p1base=0x8000000 p1size=0x800000 p1cmd=park=hlt", 0x8000000,
         0x800000, "P1: parking with HLT", "P1: cmdline 'park=hlt'",
     };
     static const BootCase boot_vmmcall = {
-        "p1base=0x4000000 p1size=0x1000000 vmmcall=1", 0x4000000, 0x1000000,
+        "q35,planes=2", "p1base=0x4000000 p1size=0x1000000 vmmcall=1", 0x4000000, 0x1000000,
         "P1: parking with VTL_RETURN", "P1: cmdline 'console=ttyS0 vtl=1'",
+    };
+
+    /* i440fx, and more planes than the guest configures (count 2 of 4) */
+    static const BootCase boot_pc = {
+        "pc,planes=2", "p1base=0x4000000 p1size=0x1000000", 0x4000000,
+        0x1000000, "P1: parking with VTL_RETURN",
+        "P1: cmdline 'console=ttyS0 vtl=1'",
+    };
+    static const BootCase boot_4planes = {
+        "q35,planes=4", "p1base=0x4000000 p1size=0x1000000", 0x4000000,
+        0x1000000, "P1: parking with VTL_RETURN",
+        "P1: cmdline 'console=ttyS0 vtl=1'",
     };
 
     g_test_init(&argc, &argv, NULL);
     qtest_add_data_func("/planes/tcg/boot/inside-ram", &boot_inside,
+                        test_boot);
+    qtest_add_data_func("/planes/tcg/boot/pc-machine", &boot_pc, test_boot);
+    qtest_add_data_func("/planes/tcg/boot/four-planes", &boot_4planes,
                         test_boot);
     qtest_add_data_func("/planes/tcg/boot/outside-ram", &boot_outside,
                         test_boot);
