@@ -217,6 +217,15 @@ static void test_boot(const void *opaque)
         assert_in_order(serial, lines);
     }
 
+    /* the parked plane's registers are readable: its RIP is in the region */
+    {
+        g_autofree char *regs = qtest_hmp(run.qts, "info registers -a");
+        g_autofree char *rip = g_strdup_printf("RIP=%012" PRIx64,
+                                               c->base >> 16);
+
+        g_assert(strstr(regs, rip));
+    }
+
     p1 = query_plane(run.qts, 1);
     g_assert_cmpstr(qdict_get_str(p1, "state"), ==, "parked");
     g_assert_cmpuint((uint64_t)qdict_get_int(p1, "region-base"), ==, c->base);
@@ -230,6 +239,43 @@ static void test_boot(const void *opaque)
 
             g_assert(!qdict_get_bool(v, "current"));
         }
+    }
+    guest_finish(&run);
+}
+
+/* ACTIVATE boots every configured plane, one after the other on vCPU 0. */
+static void test_boot_all_planes(void)
+{
+    g_autofree char *serial = NULL;
+    g_autoptr(QDict) resp = NULL;
+    GuestRun run;
+
+    guest_start(&run, "q35,planes=4", "test=boot halt=1 count=4",
+                "-no-reboot");
+    resp = qtest_qmp(run.qts, "{ 'execute': 'cont' }");
+    serial = guest_wait_serial(&run, "DONE");
+    {
+        const char *const lines[] = {
+            "P0: CONFIG rax=0", "P0: plane 3 image",
+            "P1: secure monitor running at 0x4000000",
+            "P1: parking with VTL_RETURN",
+            "P1: secure monitor running at 0x5000000",
+            "P1: parking with VTL_RETURN",
+            "P1: secure monitor running at 0x6000000",
+            "P1: parking with VTL_RETURN",
+            "P0: ACTIVATE rax=0", "P0: read just past plane 1 region: trap=14",
+            "DONE", NULL,
+        };
+
+        assert_in_order(serial, lines);
+    }
+    for (int p = 1; p < 4; p++) {
+        g_autoptr(QDict) plane = query_plane(run.qts, p);
+
+        g_assert_cmpstr(qdict_get_str(plane, "state"), ==, "parked");
+        g_assert_cmpuint((uint64_t)qdict_get_int(plane, "region-base"), ==,
+                         0x4000000 + (p - 1) * 0x1000000);
+        g_assert_cmpint(qdict_get_int(plane, "memory-violations"), ==, 0);
     }
     guest_finish(&run);
 }
@@ -568,6 +614,7 @@ int main(int argc, char **argv)
     qtest_add_data_func("/planes/tcg/boot/hlt-park", &boot_hlt, test_boot);
     qtest_add_data_func("/planes/tcg/boot/vmmcall", &boot_vmmcall,
                         test_boot);
+    qtest_add_func("/planes/tcg/boot/all-planes", test_boot_all_planes);
     qtest_add_func("/planes/tcg/reset", test_reset);
     qtest_add_func("/planes/tcg/vtl/vbs", test_vbs);
     qtest_add_func("/planes/tcg/vtl/busy-while-booting", test_vtl_busy);

@@ -223,6 +223,11 @@ static void fill_config(void)
     arg_str("p1cmd", "console=ttyS0 vtl=1", cfg[1].cmdline,
             sizeof(cfg[1].cmdline));
     strncpy(cfg[1].kernel, "plane1-monitor", sizeof(cfg[1].kernel));
+    /* count=N: planes 2..N-1 get the same monitor in the next regions */
+    for (u64 i = 2; i < arg_u64("count", 2) && i < 4; i++) {
+        cfg[i] = cfg[1];
+        cfg[i].load_offset = cfg[1].load_offset + (i - 1) * cfg[1].memory_size;
+    }
 }
 
 static s64 config(u64 count)
@@ -233,15 +238,17 @@ static s64 config(u64 count)
     return r;
 }
 
-/* Copies the monitor into plane 1's region; fills entry_point. */
+/* Copies the monitor into the planes' regions; fills entry_point. */
 static void load_plane1(void)
 {
-    u64 base = cfg[1].load_offset;
+    for (u64 i = 1; i < arg_u64("count", 2) && i < 4; i++) {
+        u64 base = cfg[i].load_offset;
 
-    memcpy((void *)base, plane1_image, plane1_image_end - plane1_image);
-    cfg[1].entry_point = base + arg_u64("p1entry", 0);
-    printf("P0: plane 1 image (%u bytes) copied to 0x%x\n",
-           (u64)(plane1_image_end - plane1_image), base);
+        memcpy((void *)base, plane1_image, plane1_image_end - plane1_image);
+        cfg[i].entry_point = base + arg_u64("p1entry", 0);
+        printf("P0: plane %u image (%u bytes) copied to 0x%x\n", i,
+               (u64)(plane1_image_end - plane1_image), base);
+    }
 }
 
 static s64 activate(u64 count)
