@@ -12,7 +12,7 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 series_dir="$repo/subprojects/packagefiles/qemu-planes"
 cmd=${1:?usage: series-git.sh checkout|export DIR}
 dir=${2:?usage: series-git.sh checkout|export DIR}
-git_() { git -C "$dir" -c user.name=qemu-planes -c user.email=qemu-planes@localhost "$@"; }
+git_() { git -C "$dir" -c user.name=qemu-planes -c user.email=dev@qemu-planes "$@"; }
 
 case "$cmd" in
 checkout)
