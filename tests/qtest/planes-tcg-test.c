@@ -574,20 +574,24 @@ static void test_planes1(void)
 int main(int argc, char **argv)
 {
     static const BootCase boot_inside = {
-        "q35,planes=2", "p1base=0x4000000 p1size=0x1000000", 0x4000000, 0x1000000,
+        "q35,planes=2", "p1base=0x4000000 p1size=0x1000000",
+        0x4000000, 0x1000000,
         "P1: parking with VTL_RETURN", "P1: cmdline 'console=ttyS0 vtl=1'",
     };
     static const BootCase boot_outside = {
-        "q35,planes=2", "p1base=0x100000000 p1size=0x60000000 p1cmd=vbs+secure=1",
+        "q35,planes=2",
+        "p1base=0x100000000 p1size=0x60000000 p1cmd=vbs+secure=1",
         0x100000000ULL, 0x60000000ULL,
         "P1: parking with VTL_RETURN", "P1: cmdline 'vbs secure=1'",
     };
     static const BootCase boot_hlt = {
-        "q35,planes=2", "p1base=0x8000000 p1size=0x800000 p1cmd=park=hlt", 0x8000000,
-        0x800000, "P1: parking with HLT", "P1: cmdline 'park=hlt'",
+        "q35,planes=2", "p1base=0x8000000 p1size=0x800000 p1cmd=park=hlt",
+        0x8000000, 0x800000,
+        "P1: parking with HLT", "P1: cmdline 'park=hlt'",
     };
     static const BootCase boot_vmmcall = {
-        "q35,planes=2", "p1base=0x4000000 p1size=0x1000000 vmmcall=1", 0x4000000, 0x1000000,
+        "q35,planes=2", "p1base=0x4000000 p1size=0x1000000 vmmcall=1",
+        0x4000000, 0x1000000,
         "P1: parking with VTL_RETURN", "P1: cmdline 'console=ttyS0 vtl=1'",
     };
 
