@@ -563,6 +563,38 @@ static void test_vtl_irq(void)
     g_assert(strstr(serial, "EXIT 0"));
 }
 
+/*
+ * Random SET_MEM_ATTRS against the guest's model (tests/planes/guest:
+ * test_attrs_fuzz): every checked page allows exactly what the model
+ * says, and plane 0's attribute map has the model's ranges plus the seal.
+ */
+static void test_attrs_fuzz(const void *opaque)
+{
+    g_autofree char *append = g_strdup_printf("test=attrs-fuzz halt=1 "
+                                              "seed=%u ops=300",
+                                              GPOINTER_TO_UINT(opaque));
+    g_autofree char *serial = NULL;
+    g_autoptr(QDict) p0 = NULL;
+    unsigned long ops, refused, mismatches, ranges;
+    GuestRun run;
+    const char *line;
+
+    guest_start(&run, "q35,planes=2", append, "-no-reboot");
+    serial = guest_wait_serial(&run, "DONE");
+    line = strstr(serial, "RESULT attrs-fuzz ");
+    g_assert(line);
+    g_assert_cmpint(sscanf(line, "RESULT attrs-fuzz ops=%lu refused=%lu "
+                           "mismatches=%lu ranges=%lu", &ops, &refused,
+                           &mismatches, &ranges), ==, 4);
+    g_assert_cmpuint(ops, ==, 300);
+    g_assert_cmpuint(refused, ==, 0);
+    g_assert_cmpuint(mismatches, ==, 0);
+    p0 = query_plane(run.qts, 0);
+    g_assert_cmpuint(qdict_get_int(p0, "memory-attr-ranges"), ==, ranges + 1);
+    g_assert_cmpint(qdict_get_int(p0, "memory-violations"), >, 0);
+    guest_finish(&run);
+}
+
 /* planes=1: VMCALL is what it is in stock TCG, #UD. */
 static void test_planes1(void)
 {
@@ -622,6 +654,12 @@ int main(int argc, char **argv)
     qtest_add_func("/planes/tcg/reset", test_reset);
     qtest_add_func("/planes/tcg/vtl/vbs", test_vbs);
     qtest_add_func("/planes/tcg/vtl/busy-while-booting", test_vtl_busy);
+    for (unsigned int seed = 1; seed <= 3; seed++) {
+        g_autofree char *name = g_strdup_printf("/planes/tcg/attrs/fuzz/%u",
+                                                seed);
+
+        qtest_add_data_func(name, GUINT_TO_POINTER(seed), test_attrs_fuzz);
+    }
     qtest_add_func("/planes/tcg/vtl/interrupt-after-return", test_vtl_irq);
     for (size_t i = 0; i < ARRAY_SIZE(vtl_misuse); i++) {
         g_autofree char *name = g_strdup_printf("/planes/tcg/vtl/misuse/%s",

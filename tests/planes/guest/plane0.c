@@ -690,6 +690,76 @@ static void test_irq(void)
            (u64)(irq_count && irq_tsc >= t[1]));
 }
 
+/*
+ * Random SET_MEM_ATTRS over a 256-page buffer against a model: after
+ * every operation plane 0 checks what each touched page allows.  Also
+ * reports how many attribute ranges the model has (plane 0's map holds
+ * those plus the region's seal).
+ */
+#define FUZZ_PAGES 256
+
+static u8 fuzz_buf[FUZZ_PAGES * 4096] __attribute__((aligned(1 << 20)));
+static u8 fuzz_ref[FUZZ_PAGES];
+
+static u32 fuzz_rand(u64 *state)
+{
+    *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return *state >> 33;
+}
+
+static int fuzz_check_page(u64 page)
+{
+    u64 addr = (u64)fuzz_buf + page * 4096;
+    u8 attrs = fuzz_ref[page], v = 0;
+    int read_ok = try_read8(addr + 1, &v) == 0;
+    int write_ok = try_write8(addr + 2, 0x5a) == 0;
+    int exec_ok = try_exec(addr) == 0;
+
+    return read_ok != !(attrs & ATTR_NO_READ) ||
+           write_ok != !(attrs & ATTR_NO_WRITE) ||
+           exec_ok != !(attrs & ATTR_NO_EXEC);
+}
+
+static void test_attrs_fuzz(void)
+{
+    static const u8 choices[] = {
+        0, ATTR_NO_WRITE, ATTR_NO_EXEC, ATTR_NO_WRITE | ATTR_NO_EXEC,
+        ATTR_NO_READ | ATTR_NO_WRITE | ATTR_NO_EXEC,
+    };
+    u64 seed = arg_u64("seed", 1), ops = arg_u64("ops", 200);
+    u64 mismatches = 0, refused = 0, ranges = 0;
+
+    for (u64 p = 0; p < FUZZ_PAGES; p++) {
+        fuzz_buf[p * 4096] = 0xc3;              /* ret */
+    }
+    vbs_boot();
+    for (u64 i = 0; i < ops; i++) {
+        u64 start = fuzz_rand(&seed) % FUZZ_PAGES;
+        u64 n = 1 + fuzz_rand(&seed) % (FUZZ_PAGES - start);
+        u8 attrs = choices[fuzz_rand(&seed) % sizeof(choices)];
+        u64 a[4] = { (u64)fuzz_buf + start * 4096, n * 4096, attrs, 0 };
+
+        if (vtl_call(&vtl[0], VTL_TEST_ATTRS, a, 32) != 0 ||
+            vtl_status(&vtl[0]) != 0) {
+            refused++;
+            continue;
+        }
+        for (u64 p = start; p < start + n; p++) {
+            fuzz_ref[p] = attrs;
+        }
+        /* the edges and a random page of the operation, every time */
+        mismatches += fuzz_check_page(start);
+        mismatches += fuzz_check_page(start + n - 1);
+        mismatches += fuzz_check_page(fuzz_rand(&seed) % FUZZ_PAGES);
+    }
+    for (u64 p = 0; p < FUZZ_PAGES; p++) {
+        mismatches += fuzz_check_page(p);
+        ranges += fuzz_ref[p] && (p == 0 || fuzz_ref[p] != fuzz_ref[p - 1]);
+    }
+    printf("RESULT attrs-fuzz ops=%u refused=%u mismatches=%u ranges=%u\n",
+           ops, refused, mismatches, ranges);
+}
+
 /* -- benchmarks (scripts/planes/bench.py) ------------------------------- */
 
 /* Fixed CPU-bound work: an LCG over a small table, reported in TSC ticks. */
@@ -790,6 +860,8 @@ void main(u32 start_info)
     test = cmdline_arg(cmdline, "test");
     if (!test || !strncmp(test, "boot", 4)) {
         test_boot();
+    } else if (!strncmp(test, "attrs-fuzz", 10)) {
+        test_attrs_fuzz();
     } else if (!strncmp(test, "bench-spin", 10)) {
         bench_spin();
     } else if (!strncmp(test, "bench-vtl", 9)) {
