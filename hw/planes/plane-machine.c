@@ -180,8 +180,11 @@ static Notifier plane_set_ready_notifier = {
 };
 
 /*
- * Ends and joins the plane vCPU threads (the guest's own vCPU threads are
- * left to process exit, as in stock QEMU); vCPUs are paused by then.
+ * Ends and joins the plane vCPU threads that are threads of their own (the
+ * guest's own vCPU threads are left to process exit, as in stock QEMU).
+ * Not the calling thread (a plane's vCPU may be the one that exits, e.g.
+ * through isa-debug-exit), nor a thread shared with other vCPUs (TCG's
+ * round-robin mode: it never ends).
  */
 static void plane_set_exit_notify(Notifier *notifier, void *data)
 {
@@ -196,7 +199,8 @@ static void plane_set_exit_notify(Notifier *notifier, void *data)
              i++) {
             CPUState *cpu = set->planes[p]->vcpus[i]->cpu;
 
-            if (cpu && cpu->created) {
+            if (cpu && cpu->created && cpu->thread != first_cpu->thread &&
+                !qemu_thread_is_self(cpu->thread)) {
                 cpu_remove_sync(cpu);
             }
         }

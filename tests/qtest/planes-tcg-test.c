@@ -32,21 +32,28 @@ typedef struct GuestRun {
     char *serial_path;
 } GuestRun;
 
-/* Starts the guest paused (-S) or in --preconfig; serial goes to a file. */
-static void guest_start(GuestRun *run, const char *machine,
-                        const char *append, const char *extra)
+/* Starts the guest (see @extra: -S, --preconfig); serial goes to a file. */
+static void guest_start_accel(GuestRun *run, const char *accel,
+                              const char *machine, const char *append,
+                              const char *extra)
 {
     int fd = g_file_open_tmp("planes-serial-XXXXXX", &run->serial_path, NULL);
 
     g_assert(fd >= 0);
     close(fd);
-    run->qts = qtest_initf("-accel tcg -machine %s -smp 2 -m 512M "
+    run->qts = qtest_initf("-accel %s -machine %s -smp 2 -m 512M "
                            "-nodefaults -display none "
                            "-device isa-debug-exit,iobase=0xf4,iosize=0x04 "
                            "-chardev file,id=ser,path=%s -serial chardev:ser "
                            "-kernel %s -append '%s' %s",
-                           machine, run->serial_path, guest_path(), append,
-                           extra);
+                           accel, machine, run->serial_path, guest_path(),
+                           append, extra);
+}
+
+static void guest_start(GuestRun *run, const char *machine,
+                        const char *append, const char *extra)
+{
+    guest_start_accel(run, "tcg", machine, append, extra);
 }
 
 static char *guest_serial(GuestRun *run)
@@ -595,6 +602,34 @@ static void test_attrs_fuzz(const void *opaque)
     guest_finish(&run);
 }
 
+/*
+ * Single-threaded TCG (round robin): the planes work the same, and QEMU
+ * still exits when the guest makes it (no join of the shared thread).
+ */
+static void test_round_robin(void)
+{
+    GuestRun run;
+    g_autofree char *serial = NULL;
+    g_autofree char *append = g_strdup("test=vbs calls=200");
+
+    guest_start_accel(&run, "tcg,thread=single", "q35,planes=2", append,
+                      "-S -no-reboot");
+    qtest_set_expected_status(run.qts, 1);
+    qtest_qmp_send(run.qts, "{ 'execute': 'cont' }");
+    qtest_wait_qemu(run.qts);
+    serial = guest_serial(&run);
+    guest_finish(&run);
+    {
+        const char *const lines[] = {
+            "P0: ACTIVATE rax=0", "RESULT sealed-unchanged 1",
+            "RESULT noexec-exec trap=14 error=0x11",
+            "RESULT parallel calls=200 errors0=0 errors1=0", "EXIT 0", NULL,
+        };
+
+        assert_in_order(serial, lines);
+    }
+}
+
 /* planes=1: VMCALL is what it is in stock TCG, #UD. */
 static void test_planes1(void)
 {
@@ -674,5 +709,6 @@ int main(int argc, char **argv)
         qtest_add_data_func(name, &negative_cases[i], test_negative);
     }
     qtest_add_func("/planes/tcg/planes1", test_planes1);
+    qtest_add_func("/planes/tcg/round-robin", test_round_robin);
     return g_test_run();
 }
