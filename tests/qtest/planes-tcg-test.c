@@ -630,6 +630,16 @@ static void test_round_robin(void)
     }
 }
 
+/* Plane 1 ends the VM (isa-debug-exit): QEMU exits, it does not hang. */
+static void test_plane1_exits(void)
+{
+    g_autofree char *serial = guest_run_to_exit("q35,planes=2",
+                                                "test=plane1-exit");
+
+    g_assert(strstr(serial, "P1: ending the VM from plane 1"));
+    g_assert(!strstr(serial, "P0: still here"));
+}
+
 /* planes=1: VMCALL is what it is in stock TCG, #UD. */
 static void test_planes1(void)
 {
@@ -710,5 +720,6 @@ int main(int argc, char **argv)
     }
     qtest_add_func("/planes/tcg/planes1", test_planes1);
     qtest_add_func("/planes/tcg/round-robin", test_round_robin);
+    qtest_add_func("/planes/tcg/plane1-exits-qemu", test_plane1_exits);
     return g_test_run();
 }

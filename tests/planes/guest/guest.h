@@ -70,6 +70,7 @@ struct vtl_response {
 #define VTL_TEST_VTL_CALL   0x7f01      /* test-only: VTL_CALL from plane 1 */
 #define VTL_TEST_ATTRS      0x7f02      /* test-only: raw SET_MEM_ATTRS */
 #define VTL_TEST_SPIN       0x7f03      /* test-only: busy for a while */
+#define VTL_TEST_EXIT       0x7f04      /* test-only: isa-debug-exit from plane 1 */
 
 static inline void outb(u16 port, u8 v)
 {

@@ -860,6 +860,13 @@ void main(u32 start_info)
     test = cmdline_arg(cmdline, "test");
     if (!test || !strncmp(test, "boot", 4)) {
         test_boot();
+    } else if (!strncmp(test, "plane1-exit", 11)) {
+        u32 code = EXIT_PASS;
+
+        vbs_boot();
+        vtl_call(&vtl[0], VTL_TEST_EXIT, &code, 4);
+        puts("P0: still here after plane 1 ended the VM\n");
+        guest_exit(EXIT_FAIL);
     } else if (!strncmp(test, "attrs-fuzz", 10)) {
         test_attrs_fuzz();
     } else if (!strncmp(test, "bench-spin", 10)) {
