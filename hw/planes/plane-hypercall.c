@@ -8,6 +8,7 @@
 
 #include "qemu/osdep.h"
 #include "qemu/log.h"
+#include "qemu/range.h"
 #include "qemu/main-loop.h"
 #include "qemu/timer.h"
 #include "exec/address-spaces.h"
@@ -81,12 +82,6 @@ plane_hc_refuse(const PlaneCaller *c, int err, const char *fmt, ...)
                       c->plane, c->index, err, why);
     }
     return -err;
-}
-
-static bool ranges_overlap_u64(uint64_t a, uint64_t asize,
-                               uint64_t b, uint64_t bsize)
-{
-    return a < b + bsize && b < a + asize;
 }
 
 static bool page_aligned(uint64_t v)
@@ -172,12 +167,12 @@ static int64_t plane_config_check_region(const PlaneCaller *c, hwaddr gpa,
                                HWADDR_PRIx ")", i, base, size,
                                PLANE_REGION_MIN_BASE, limit);
     }
-    if (ranges_overlap_u64(base, size, gpa, count * PLANE_CONFIG_SIZE)) {
+    if (ranges_overlap(base, size, gpa, count * PLANE_CONFIG_SIZE)) {
         return plane_hc_refuse(c, PLANES_KVM_EINVAL, "plane %u region "
                                "overlaps the config array", i);
     }
     for (unsigned int j = 1; j < i; j++) {
-        if (ranges_overlap_u64(base, size, entries[j].load_offset,
+        if (ranges_overlap(base, size, entries[j].load_offset,
                                entries[j].memory_size)) {
             return plane_hc_refuse(c, PLANES_KVM_EINVAL, "plane %u region "
                                    "overlaps plane %u's", i, j);
@@ -368,7 +363,7 @@ static int64_t plane_hc_activate(const PlaneCaller *c, bool *switched)
 static int64_t plane_check_vtl_page(const PlaneCaller *c, const char *what,
                                     hwaddr gpa)
 {
-    PlaneSet *set = c->set;
+    unsigned int p;
 
     if (!page_aligned(gpa)) {
         return plane_hc_refuse(c, PLANES_KVM_EINVAL, "%s page 0x%"
@@ -378,16 +373,11 @@ static int64_t plane_check_vtl_page(const PlaneCaller *c, const char *what,
         return plane_hc_refuse(c, PLANES_KVM_EFAULT, "%s page 0x%"
                                HWADDR_PRIx " is not in guest RAM", what, gpa);
     }
-    for (unsigned int p = 1; p < set->nr_planes; p++) {
-        Plane *plane = set->planes[p];
-
-        if (plane->region_size &&
-            ranges_overlap_u64(gpa, PLANE_VTL_PAGE_SIZE, plane->region_base,
-                               plane->region_size)) {
-            return plane_hc_refuse(c, PLANES_KVM_EINVAL, "%s page 0x%"
-                                   HWADDR_PRIx " lies in plane %u's region",
-                                   what, gpa, p);
-        }
+    p = plane_region_overlapping(c->set, gpa, PLANE_VTL_PAGE_SIZE);
+    if (p) {
+        return plane_hc_refuse(c, PLANES_KVM_EINVAL, "%s page 0x%"
+                               HWADDR_PRIx " lies in plane %u's region",
+                               what, gpa, p);
     }
     return 0;
 }
@@ -507,6 +497,7 @@ static int64_t plane_hc_set_mem_attrs(const PlaneCaller *c)
     uint64_t size = c->hc->args[1], attrs = c->hc->args[2];
     uint64_t target = c->hc->args[3];
     const uint64_t known = PLANE_MEM_ATTR_DENY_ALL;
+    unsigned int target_region;
 
     if (c->plane == 0) {
         return plane_hc_refuse(c, PLANES_KVM_EPERM, "plane 0 may not set "
@@ -532,16 +523,11 @@ static int64_t plane_hc_set_mem_attrs(const PlaneCaller *c)
                                "+0x%" PRIx64 " is not in guest RAM", gpa,
                                size);
     }
-    for (unsigned int p = 1; p < set->nr_planes; p++) {
-        Plane *plane = set->planes[p];
-
-        if (plane->region_size &&
-            ranges_overlap_u64(gpa, size, plane->region_base,
-                               plane->region_size)) {
-            return plane_hc_refuse(c, PLANES_KVM_EINVAL, "range 0x%"
-                                   HWADDR_PRIx "+0x%" PRIx64 " touches plane "
-                                   "%u's sealed region", gpa, size, p);
-        }
+    target_region = plane_region_overlapping(set, gpa, size);
+    if (target_region) {
+        return plane_hc_refuse(c, PLANES_KVM_EINVAL, "range 0x%" HWADDR_PRIx
+                               "+0x%" PRIx64 " touches plane %u's sealed "
+                               "region", gpa, size, target_region);
     }
     if (!plane_mem_attrs_set(set, c->cpu, target, gpa, size, attrs)) {
         return plane_hc_refuse(c, PLANES_KVM_E2BIG, "the attribute map of "
@@ -558,12 +544,11 @@ static bool plane_caller_init(PlaneCaller *c, CPUState *cpu)
     c->set = set;
     c->cpu = cpu;
     c->plane = cpu->plane_id;
-    for (c->index = 0; set && c->index < set->nr_vcpus; c->index++) {
-        if (plane_cpu(set->planes[c->plane], c->index) == cpu) {
-            return true;
-        }
+    if (!set) {
+        return false;
     }
-    return false;
+    c->index = plane_cpu_index(set, cpu);
+    return c->index < set->nr_vcpus;
 }
 
 bool plane_hypercall(const PlaneHypercall *hc, uint64_t *ret)

@@ -10,6 +10,7 @@
 #include "qemu/error-report.h"
 #include "qemu/main-loop.h"
 #include "qemu/rcu.h"
+#include "qemu/range.h"
 #include "exec/address-spaces.h"
 #include "exec/memory.h"
 #include "hw/boards.h"
@@ -115,6 +116,21 @@ PlaneRegionPlacement plane_region_placement(PlaneSet *set, hwaddr base,
         return PLANE_REGION_OUTSIDE_RAM;
     }
     return PLANE_REGION_INVALID;
+}
+
+unsigned int plane_region_overlapping(PlaneSet *set, hwaddr gpa,
+                                      uint64_t size)
+{
+    for (unsigned int p = 1; p < set->nr_planes; p++) {
+        Plane *plane = set->planes[p];
+
+        if (plane->region_size &&
+            ranges_overlap(gpa, size, plane->region_base,
+                           plane->region_size)) {
+            return p;
+        }
+    }
+    return 0;
 }
 
 bool plane_region_add_ram(Plane *plane)
@@ -278,11 +294,8 @@ void plane_memory_violation(CPUState *cpu, hwaddr gpa,
 {
     PlaneSet *set = plane_set_get();
     Plane *plane = set->planes[cpu->plane_id];
-    unsigned int index = 0;
+    unsigned int index = plane_cpu_index(set, cpu);
 
-    while (index < set->nr_vcpus && plane_cpu(plane, index) != cpu) {
-        index++;
-    }
     qatomic_inc(&plane->memory_violations);
     trace_plane_memory_violation(plane->id, index, gpa,
                                  PlaneMemoryAccess_str(access));

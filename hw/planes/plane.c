@@ -78,6 +78,18 @@ CPUState *plane_cpu(Plane *plane, unsigned int cpu_index)
     return plane->id ? plane->vcpus[cpu_index]->cpu : qemu_get_cpu(cpu_index);
 }
 
+unsigned int plane_cpu_index(PlaneSet *set, CPUState *cpu)
+{
+    unsigned int i = 0;
+
+    Plane *plane = set->planes[cpu->plane_id];
+
+    while (i < set->nr_vcpus && plane_cpu(plane, i) != cpu) {
+        i++;
+    }
+    return i;
+}
+
 /*
  * The hand-over: flags and kick under the BQL, which is what the vCPU
  * threads hold when they decide to sleep in qemu_wait_io_event().

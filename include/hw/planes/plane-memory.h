@@ -27,6 +27,10 @@ PlaneRegionPlacement plane_region_placement(PlaneSet *set, hwaddr base,
 /* Whether [@gpa, @gpa + @size) lies entirely in guest RAM. */
 bool plane_range_in_ram(hwaddr gpa, uint64_t size);
 
+/* The plane >= 1 whose region overlaps [@gpa, @gpa + @size), or 0. */
+unsigned int plane_region_overlapping(PlaneSet *set, hwaddr gpa,
+                                      uint64_t size);
+
 /* Map fresh RAM for @plane's region; false on host allocation failure. */
 bool plane_region_add_ram(Plane *plane);
 /* Unmap and free the fresh RAM of @plane's region, if any. */

@@ -141,6 +141,12 @@ bool plane_is_current(Plane *plane, unsigned int cpu_index);
 CPUState *plane_cpu(Plane *plane, unsigned int cpu_index);
 
 /**
+ * plane_cpu_index: the vCPU index of @cpu, a vCPU state of plane
+ * @cpu->plane_id; @set->nr_vcpus when it is none of @set's.
+ */
+unsigned int plane_cpu_index(PlaneSet *set, CPUState *cpu);
+
+/**
  * plane_switch: make plane @to the running plane of vCPU index @cpu_index.
  *
  * Called with the BQL held, normally from the vCPU thread of the plane
