@@ -150,7 +150,7 @@ user_call:
         mov     %rsp, kernel_rsp(%rip)
         pushq   $0x1b                   /* user SS */
         pushq   %rsi                    /* user RSP */
-        pushq   $0x202                  /* RFLAGS: IF */
+        pushq   $0x2                    /* RFLAGS: no IF, no stray IRQs */
         pushq   $0x23                   /* user CS */
         pushq   %rdi                    /* RIP */
         iretq
