@@ -138,7 +138,10 @@ s32 p1_handle(struct vtl_request *req, struct vtl_response *resp)
     case VTL_TEST_EXIT:
         puts("P1: ending the VM from plane 1\n");
         outb(0xf4, *(u32 *)req->payload);
-        return -KVM_EINVAL;     /* not reached */
+        /* the shutdown is asynchronous: keep the vCPU until it happens */
+        for (;;) {
+            __asm__ volatile("pause");
+        }
     case VTL_SHUTDOWN:
         puts("P1: shutdown requested\n");
         return 0;
