@@ -281,6 +281,34 @@ static void plane_vcpus_copy_parked(Plane *plane)
     }
 }
 
+/*
+ * The seal: plane 0 can no longer read, write or run the regions of
+ * planes 1 to @count - 1.  All or nothing: if the host refuses one, the
+ * seals already set are lifted and ACTIVATE fails with the host's code.
+ */
+static int64_t plane_seal_regions(const PlaneCaller *c, unsigned int count)
+{
+    PlaneSet *set = c->set;
+
+    for (unsigned int i = 1; i < count; i++) {
+        Plane *plane = set->planes[i];
+        int err = plane_mem_attrs_set(set, c->cpu, 0, plane->region_base,
+                                      plane->region_size,
+                                      PLANE_MEM_ATTR_DENY_ALL);
+
+        if (err) {
+            while (--i) {
+                plane = set->planes[i];
+                plane_mem_attrs_set(set, c->cpu, 0, plane->region_base,
+                                    plane->region_size, 0);
+            }
+            return plane_hc_refuse(c, -err, "sealing plane %u's region "
+                                   "failed", plane->id);
+        }
+    }
+    return 0;
+}
+
 static int64_t plane_hc_activate(const PlaneCaller *c, bool *switched)
 {
     PlaneSet *set = c->set;
@@ -339,15 +367,16 @@ static int64_t plane_hc_activate(const PlaneCaller *c, bool *switched)
         }
     }
 
+    err = plane_seal_regions(c, count);
+    if (err) {
+        return err;
+    }
     for (unsigned int i = 1; i < count; i++) {
         Plane *plane = set->planes[i];
 
         plane->entry_point = entries[i].entry_point;
         g_free(plane->boot_cmdline);
         plane->boot_cmdline = g_strdup(entries[i].cmdline);
-        /* The seal: plane 0 can no longer read, write or run it. */
-        plane_mem_attrs_set(set, c->cpu, 0, plane->region_base,
-                            plane->region_size, PLANE_MEM_ATTR_DENY_ALL);
         plane_set_state(plane, PLANE_STATE_ACTIVE);
     }
     plane_boot(set, 1);
@@ -498,6 +527,7 @@ static int64_t plane_hc_set_mem_attrs(const PlaneCaller *c)
     uint64_t target = c->hc->args[3];
     const uint64_t known = PLANE_MEM_ATTR_DENY_ALL;
     unsigned int target_region;
+    int err;
 
     if (c->plane == 0) {
         return plane_hc_refuse(c, PLANES_KVM_EPERM, "plane 0 may not set "
@@ -529,9 +559,14 @@ static int64_t plane_hc_set_mem_attrs(const PlaneCaller *c)
                                "+0x%" PRIx64 " touches plane %u's sealed "
                                "region", gpa, size, target_region);
     }
-    if (!plane_mem_attrs_set(set, c->cpu, target, gpa, size, attrs)) {
+    err = plane_mem_attrs_set(set, c->cpu, target, gpa, size, attrs);
+    if (err == -PLANES_KVM_E2BIG) {
         return plane_hc_refuse(c, PLANES_KVM_E2BIG, "the attribute map of "
                                "plane %" PRIu64 " is full", target);
+    }
+    if (err) {
+        return plane_hc_refuse(c, -err, "the host refused attributes 0x%"
+                               PRIx64 " for plane %" PRIu64, attrs, target);
     }
     return 0;
 }

@@ -244,7 +244,7 @@ static bool machine_planes_validate(MachineState *ms, unsigned int planes,
                    planes, ms->smp.cpus);
         return false;
     }
-    return !pac->check_planes || pac->check_planes(ms, planes, errp);
+    return !pac->init_host || pac->init_host(ms, planes, errp);
 }
 
 bool machine_planes_init(MachineState *ms, Error **errp)

@@ -19,6 +19,7 @@
 #include "hw/planes/plane.h"
 #include "hw/planes/plane-accel.h"
 #include "hw/planes/plane-memory.h"
+#include "hw/planes/planes-abi.h"
 #include "trace.h"
 
 /*
@@ -200,8 +201,8 @@ static void plane_mem_attr_append(GArray *out, hwaddr start, hwaddr end,
     g_array_append_val(out, ((PlaneMemAttrRange) { start, end, attrs }));
 }
 
-bool plane_mem_attrs_set(PlaneSet *set, CPUState *caller, unsigned int target,
-                         hwaddr start, uint64_t size, uint32_t attrs)
+int plane_mem_attrs_set(PlaneSet *set, CPUState *caller, unsigned int target,
+                        hwaddr start, uint64_t size, uint32_t attrs)
 {
     Plane *plane = set->planes[target];
     PlaneMemAttrMap *old = plane->mem_attrs;
@@ -209,6 +210,7 @@ bool plane_mem_attrs_set(PlaneSet *set, CPUState *caller, unsigned int target,
                                         sizeof(PlaneMemAttrRange));
     hwaddr end = start + size;
     bool placed = false;
+    int err;
 
     assert(bql_locked());
     for (size_t i = 0; old && i < old->nr; i++) {
@@ -228,7 +230,16 @@ bool plane_mem_attrs_set(PlaneSet *set, CPUState *caller, unsigned int target,
         plane_mem_attr_append(out, start, end, attrs);
     }
     if (out->len > PLANE_MEM_ATTR_MAX_RANGES) {
-        return false;
+        return -PLANES_KVM_E2BIG;
+    }
+    /* The host first: if it refuses, nothing has changed. */
+    if (set->accel->apply_mem_attrs) {
+        err = set->accel->apply_mem_attrs(target, start, size, attrs);
+        if (err) {
+            trace_plane_mem_attrs_host_refused(target, start, size, attrs,
+                                               err);
+            return err;
+        }
     }
 
     qatomic_rcu_set(&plane->mem_attrs, plane_mem_attr_map_new(out));
@@ -236,8 +247,10 @@ bool plane_mem_attrs_set(PlaneSet *set, CPUState *caller, unsigned int target,
         g_free_rcu(old, rcu);
     }
     trace_plane_mem_attrs_set(target, start, size, attrs, out->len);
-    set->accel->mem_attrs_changed(caller, target, start, size);
-    return true;
+    if (set->accel->mem_attrs_changed) {
+        set->accel->mem_attrs_changed(caller, target, start, size);
+    }
+    return 0;
 }
 
 void plane_mem_attrs_clear(PlaneSet *set)
@@ -245,10 +258,24 @@ void plane_mem_attrs_clear(PlaneSet *set)
     for (unsigned int p = 0; p < set->nr_planes; p++) {
         PlaneMemAttrMap *old = set->planes[p]->mem_attrs;
 
-        if (old) {
-            qatomic_rcu_set(&set->planes[p]->mem_attrs, NULL);
-            g_free_rcu(old, rcu);
+        if (!old) {
+            continue;
         }
+        for (size_t i = 0; set->accel->apply_mem_attrs && i < old->nr; i++) {
+            const PlaneMemAttrRange *r = &old->ranges[i];
+            int err = set->accel->apply_mem_attrs(p, r->start,
+                                                  r->end - r->start, 0);
+
+            if (err) {
+                /* The next boot's CONFIG and seal set them again. */
+                warn_report("planes: clearing the memory attributes of "
+                            "plane %u at 0x%" HWADDR_PRIx "+0x%" HWADDR_PRIx
+                            " failed (%d)", p, r->start, r->end - r->start,
+                            err);
+            }
+        }
+        qatomic_rcu_set(&set->planes[p]->mem_attrs, NULL);
+        g_free_rcu(old, rcu);
     }
 }
 

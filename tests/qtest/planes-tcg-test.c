@@ -630,8 +630,10 @@ static void test_round_robin(void)
     }
 }
 
-/* Plane 1 asks for the shutdown (isa-debug-exit) and keeps running: QEMU
- * exits with the guest's code, with plane vCPUs still busy, and no hang. */
+/*
+ * Plane 1 asks for the shutdown (isa-debug-exit) and keeps running: QEMU
+ * exits with the guest's code, with plane vCPUs still busy, and no hang.
+ */
 static void test_plane1_exits(void)
 {
     g_autofree char *serial = guest_run_to_exit("q35,planes=2",

@@ -42,11 +42,12 @@ struct PlaneAccelClass {
     const char *thread_tag;
 
     /*
-     * check_planes: whether this host and accelerator can run @planes
-     * planes on @ms; called before any vCPU is created.  Optional: without
-     * it, any number up to PLANES_MAX is fine.
+     * init_host: check that this host and accelerator can run @planes
+     * planes on @ms and create what the host needs for them (KVM: the
+     * kernel's planes); called once, before any vCPU is created.
+     * Optional: without it, any number up to PLANES_MAX is fine.
      */
-    bool (*check_planes)(MachineState *ms, unsigned int planes, Error **errp);
+    bool (*init_host)(MachineState *ms, unsigned int planes, Error **errp);
 
     /*
      * vcpu_create: create and realize, as child "cpu" of @parent, the vCPU
@@ -79,9 +80,20 @@ struct PlaneAccelClass {
     void (*copy_parked_state)(CPUState *dst, CPUState *src);
 
     /*
+     * apply_mem_attrs: give plane @plane's attributes @attrs on
+     * [@start, @start + @size) to the host, before the core records them
+     * (KVM: KVM_SET_MEMORY_ATTRIBUTES).  Returns 0 or the negative KVM code
+     * the hypercall fails with, leaving the old attributes in place.
+     * Optional: backends that enforce attributes themselves omit it.
+     */
+    int (*apply_mem_attrs)(unsigned int plane, hwaddr start, uint64_t size,
+                           uint32_t attrs);
+
+    /*
      * mem_attrs_changed: plane @plane's view of [@start, @start + @size)
      * changed; cached translations of it must go.  @caller is the vCPU
      * state that made the change (it may be synchronised with the others).
+     * Optional.
      */
     void (*mem_attrs_changed)(CPUState *caller, unsigned int plane,
                               hwaddr start, uint64_t size);

@@ -40,10 +40,13 @@ void plane_region_remove_ram(Plane *plane);
  * plane_mem_attrs_set: set the attributes plane @target sees on
  * [@start, @start + @size) to @attrs (0 clears them).
  *
- * BQL held.  Returns %false when the map would grow past its limit.
+ * BQL held.  The backend's host applies them first.  Returns 0, or the
+ * negative KVM code for the hypercall, with nothing changed:
+ * -PLANES_KVM_E2BIG when the map would grow past its limit, or what the
+ * host refused with.
  */
-bool plane_mem_attrs_set(PlaneSet *set, CPUState *caller, unsigned int target,
-                         hwaddr start, uint64_t size, uint32_t attrs);
+int plane_mem_attrs_set(PlaneSet *set, CPUState *caller, unsigned int target,
+                        hwaddr start, uint64_t size, uint32_t attrs);
 
 /* Drop every attribute of every plane (system reset). */
 void plane_mem_attrs_clear(PlaneSet *set);

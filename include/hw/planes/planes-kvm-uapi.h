@@ -28,6 +28,14 @@
 #define KVM_CREATE_VCPU_PLANE       _IO(KVMIO, 0xd7)
 #endif
 
+/* Per-plane memory attributes, next to KVM_MEMORY_ATTRIBUTE_PRIVATE. */
+#ifndef KVM_MEMORY_ATTRIBUTE_NO_WRITE
+#define KVM_MEMORY_ATTRIBUTE_NO_WRITE   (1ULL << 4)
+#endif
+#ifndef KVM_MEMORY_ATTRIBUTE_NO_EXEC
+#define KVM_MEMORY_ATTRIBUTE_NO_EXEC    (1ULL << 5)
+#endif
+
 #ifndef KVM_EXIT_PLANE_EVENT
 #define KVM_EXIT_PLANE_EVENT        40
 #define KVM_PLANE_EVENT_INTERRUPT   1
