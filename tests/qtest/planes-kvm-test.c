@@ -8,33 +8,10 @@
  */
 
 #include "qemu/osdep.h"
-#include <sys/ioctl.h>
 #include "libqtest.h"
-#include "hw/planes/planes-kvm-uapi.h"
+#include "planes-kvm-host.h"
 
 #define GUEST_DEFAULT "tests/planes-guests/plane0.elf"
-
-/* KVM_CAP_PLANES of this host, or -1 with *why set when KVM is unusable. */
-static int host_kvm_planes(const char **why)
-{
-    int kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-    int vm, cap;
-
-    if (kvm < 0) {
-        *why = "/dev/kvm cannot be opened";
-        return -1;
-    }
-    vm = ioctl(kvm, KVM_CREATE_VM, 0);
-    if (vm < 0) {
-        close(kvm);
-        *why = "KVM_CREATE_VM fails";
-        return -1;
-    }
-    cap = ioctl(vm, KVM_CHECK_EXTENSION, KVM_CAP_PLANES);
-    close(vm);
-    close(kvm);
-    return MAX(cap, 0);
-}
 
 static int run_qemu(const char *args, char **out, char **err)
 {

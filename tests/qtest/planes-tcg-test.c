@@ -1,16 +1,22 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
- * Functional tests of VM planes under TCG: the plane-0 test guest
+ * Functional tests of VM planes with the test guests: the plane-0 guest
  * (tests/planes/guest) configures and activates plane 1, and every
  * misuse of the plane hypercalls gets its documented error while the VM
  * keeps running.  The guest reports over the serial port.
+ *
+ * The accelerator-neutral cases run under TCG (/planes/tcg/...) and again
+ * under KVM (/planes/kvm/...).  Where the host's KVM has no VM planes the
+ * KVM runs check that QEMU refuses that very command line, then skip,
+ * saying why.
  */
 
 #include "qemu/osdep.h"
 #include "libqtest.h"
 #include "qobject/qdict.h"
 #include "qobject/qlist.h"
+#include "planes-kvm-host.h"
 
 #define GUEST_DEFAULT "tests/planes-guests/plane0.elf"
 #define SERIAL_TIMEOUT_S 60
@@ -50,10 +56,13 @@ static void guest_start_accel(GuestRun *run, const char *accel,
                            append, extra);
 }
 
+/* The accelerator of the running case: "tcg" or "kvm". */
+static const char *case_accel = "tcg";
+
 static void guest_start(GuestRun *run, const char *machine,
                         const char *append, const char *extra)
 {
-    guest_start_accel(run, "tcg", machine, append, extra);
+    guest_start_accel(run, case_accel, machine, append, extra);
 }
 
 static char *guest_serial(GuestRun *run)
@@ -651,6 +660,89 @@ static void test_planes1(void)
     g_assert(strstr(serial, "RESULT planes1 trap=6\r\n"));
 }
 
+/* One accelerator-neutral case, run under one accelerator. */
+typedef struct AccelCase {
+    const char *accel;
+    GTestDataFunc fn;
+    const void *data;
+} AccelCase;
+
+static const char *const accels[] = { "tcg", "kvm" };
+
+/*
+ * Without VM planes in the host's KVM, QEMU must refuse -accel kvm with
+ * planes=2 before the guest runs: check that, so that the KVM run of
+ * every case still exercises the path up to the capability check.
+ */
+static void assert_kvm_refuses_planes(int cap)
+{
+    g_autofree char *want = cap ?
+        g_strdup_printf("this host's KVM supports at most %d planes", cap) :
+        g_strdup("this host's KVM does not support planes "
+                 "(KVM_CAP_PLANES is 0)");
+    const char *argv[] = {
+        g_getenv("QTEST_QEMU_BINARY"), "-accel", "kvm", "-machine",
+        "q35,planes=2", "-display", "none", "-nodefaults", NULL,
+    };
+    g_autofree char *err = NULL;
+    int status;
+
+    g_assert(g_spawn_sync(NULL, (char **)argv, NULL,
+                          G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err,
+                          &status, NULL));
+    g_assert(WIFEXITED(status));
+    g_assert_cmpint(WEXITSTATUS(status), ==, 1);
+    g_assert(strstr(err, want));
+}
+
+static void run_accel_case(const void *opaque)
+{
+    const AccelCase *c = opaque;
+    const char *why = NULL;
+    int cap;
+
+    if (!strcmp(c->accel, "kvm")) {
+        cap = host_kvm_planes(&why);
+        if (cap < 0) {
+            g_test_skip(why);
+            return;
+        }
+        if (cap < 2) {
+            g_autofree char *skip = g_strdup_printf(
+                "host KVM has no VM planes (KVM_CAP_PLANES is %d); QEMU's "
+                "refusal checked, the guest run needs a kernel with VM "
+                "planes", cap);
+
+            assert_kvm_refuses_planes(cap);
+            g_test_skip(skip);
+            return;
+        }
+    }
+    case_accel = c->accel;
+    c->fn(c->data);
+    case_accel = "tcg";
+}
+
+static void add_case(const char *accel, const char *name, GTestDataFunc fn,
+                     const void *data)
+{
+    g_autofree char *path = g_strdup_printf("/planes/%s/%s", accel, name);
+    AccelCase *c = g_new(AccelCase, 1);
+
+    *c = (AccelCase) { .accel = accel, .fn = fn, .data = data };
+    qtest_add_data_func_full(path, c, run_accel_case, g_free);
+}
+
+static void test_vbs_case(const void *opaque)
+{
+    test_vbs();
+}
+
+static void test_plane1_exits_case(const void *opaque)
+{
+    test_plane1_exits();
+}
+
 int main(int argc, char **argv)
 {
     static const BootCase boot_inside = {
@@ -688,41 +780,44 @@ int main(int argc, char **argv)
     };
 
     g_test_init(&argc, &argv, NULL);
-    qtest_add_data_func("/planes/tcg/boot/inside-ram", &boot_inside,
-                        test_boot);
-    qtest_add_data_func("/planes/tcg/boot/pc-machine", &boot_pc, test_boot);
-    qtest_add_data_func("/planes/tcg/boot/four-planes", &boot_4planes,
-                        test_boot);
-    qtest_add_data_func("/planes/tcg/boot/outside-ram", &boot_outside,
-                        test_boot);
+    for (size_t a = 0; a < ARRAY_SIZE(accels); a++) {
+        const char *accel = accels[a];
+
+        add_case(accel, "boot/inside-ram", test_boot, &boot_inside);
+        add_case(accel, "boot/pc-machine", test_boot, &boot_pc);
+        add_case(accel, "boot/four-planes", test_boot, &boot_4planes);
+        add_case(accel, "boot/outside-ram", test_boot, &boot_outside);
+        add_case(accel, "boot/vmmcall", test_boot, &boot_vmmcall);
+        add_case(accel, "vtl/vbs", test_vbs_case, NULL);
+        for (unsigned int seed = 1; seed <= 3; seed++) {
+            g_autofree char *name = g_strdup_printf("attrs/fuzz/%u", seed);
+
+            add_case(accel, name, test_attrs_fuzz, GUINT_TO_POINTER(seed));
+        }
+        for (size_t i = 0; i < ARRAY_SIZE(vtl_misuse); i++) {
+            g_autofree char *name = g_strdup_printf("vtl/misuse/%s",
+                                                    vtl_misuse[i].name);
+
+            add_case(accel, name, test_vtl_misuse, &vtl_misuse[i]);
+        }
+        for (size_t i = 0; i < ARRAY_SIZE(negative_cases); i++) {
+            g_autofree char *name = g_strdup_printf("negative/%s",
+                                                    negative_cases[i].name);
+
+            add_case(accel, name, test_negative, &negative_cases[i]);
+        }
+        add_case(accel, "plane1-exits-qemu", test_plane1_exits_case, NULL);
+    }
+    /*
+     * TCG only: plane 1 parking with HLT (in-kernel with KVM's LAPIC, it
+     * never exits), timing that leans on TCG's speed, TCG's own modes.
+     */
     qtest_add_data_func("/planes/tcg/boot/hlt-park", &boot_hlt, test_boot);
-    qtest_add_data_func("/planes/tcg/boot/vmmcall", &boot_vmmcall,
-                        test_boot);
     qtest_add_func("/planes/tcg/boot/all-planes", test_boot_all_planes);
     qtest_add_func("/planes/tcg/reset", test_reset);
-    qtest_add_func("/planes/tcg/vtl/vbs", test_vbs);
     qtest_add_func("/planes/tcg/vtl/busy-while-booting", test_vtl_busy);
-    for (unsigned int seed = 1; seed <= 3; seed++) {
-        g_autofree char *name = g_strdup_printf("/planes/tcg/attrs/fuzz/%u",
-                                                seed);
-
-        qtest_add_data_func(name, GUINT_TO_POINTER(seed), test_attrs_fuzz);
-    }
     qtest_add_func("/planes/tcg/vtl/interrupt-after-return", test_vtl_irq);
-    for (size_t i = 0; i < ARRAY_SIZE(vtl_misuse); i++) {
-        g_autofree char *name = g_strdup_printf("/planes/tcg/vtl/misuse/%s",
-                                                vtl_misuse[i].name);
-
-        qtest_add_data_func(name, &vtl_misuse[i], test_vtl_misuse);
-    }
-    for (size_t i = 0; i < ARRAY_SIZE(negative_cases); i++) {
-        g_autofree char *name = g_strdup_printf("/planes/tcg/negative/%s",
-                                                negative_cases[i].name);
-
-        qtest_add_data_func(name, &negative_cases[i], test_negative);
-    }
     qtest_add_func("/planes/tcg/planes1", test_planes1);
     qtest_add_func("/planes/tcg/round-robin", test_round_robin);
-    qtest_add_func("/planes/tcg/plane1-exits-qemu", test_plane1_exits);
     return g_test_run();
 }
