@@ -41,8 +41,9 @@ bool kvm_planes_init(unsigned int nr_planes, Error **errp);
 int kvm_planes_create_vcpu(CPUState *cpu, unsigned long vcpu_id);
 
 /**
- * kvm_planes_supported_attributes: KVM_CHECK_EXTENSION(KVM_CAP_MEMORY_ATTRIBUTES)
- * on the fd of plane @plane: the attribute bits the kernel takes there.
+ * kvm_planes_supported_attributes: the memory attribute bits the kernel
+ * takes on the fd of plane @plane (KVM_CHECK_EXTENSION of
+ * KVM_CAP_MEMORY_ATTRIBUTES there).
  */
 uint64_t kvm_planes_supported_attributes(unsigned int plane);
 
