@@ -297,13 +297,15 @@ static int64_t plane_seal_regions(const PlaneCaller *c, unsigned int count)
                                       PLANE_MEM_ATTR_DENY_ALL);
 
         if (err) {
+            unsigned int failed = i;
+
             while (--i) {
                 plane = set->planes[i];
                 plane_mem_attrs_set(set, c->cpu, 0, plane->region_base,
                                     plane->region_size, 0);
             }
             return plane_hc_refuse(c, -err, "sealing plane %u's region "
-                                   "failed", plane->id);
+                                   "failed", failed);
         }
     }
     return 0;

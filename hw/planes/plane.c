@@ -80,9 +80,8 @@ CPUState *plane_cpu(Plane *plane, unsigned int cpu_index)
 
 unsigned int plane_cpu_index(PlaneSet *set, CPUState *cpu)
 {
-    unsigned int i = 0;
-
     Plane *plane = set->planes[cpu->plane_id];
+    unsigned int i = 0;
 
     while (i < set->nr_vcpus && plane_cpu(plane, i) != cpu) {
         i++;

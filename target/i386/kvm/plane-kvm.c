@@ -15,7 +15,6 @@
  */
 
 #include "qemu/osdep.h"
-#include <sys/ioctl.h>
 #include "qapi/error.h"
 #include "qemu/error-report.h"
 #include "system/kvm.h"
