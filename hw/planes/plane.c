@@ -11,6 +11,8 @@
 #include "qapi/qapi-events-planes.h"
 #include "qapi/qapi-visit-planes.h"
 #include "qemu/main-loop.h"
+#include "qemu/processor.h"
+#include "qemu/timer.h"
 #include "hw/core/cpu.h"
 #include "hw/planes/plane.h"
 #include "hw/planes/plane-accel.h"
@@ -47,9 +49,92 @@ static bool plane_transition_allowed(PlaneState from, PlaneState to)
     }
 }
 
+/*
+ * PLANE_STATE_CHANGED is rate-limited here, before the event is built,
+ * rather than in the monitor: a guest that makes VTL calls in a loop flips
+ * plane 1 between running and parked twice a call, and building a QAPI
+ * event costs more than the plane switch itself.
+ *
+ * Per plane and new state, an event opens a window of a second in which
+ * the next transition into that state is held, the newest replacing an
+ * older one.  Held events go out in the order of their transitions, each
+ * once its window has closed, and while a plane has one held, its later
+ * transitions are held behind it: a client sees them in order, and the
+ * plane's last event names its current state.
+ */
+#define PLANE_EVENT_WINDOW_NS (1000 * SCALE_MS)
+
+static PlaneEventLimit *plane_event_oldest_held(Plane *plane,
+                                                PlaneState *state)
+{
+    PlaneEventLimit *oldest = NULL;
+
+    for (PlaneState s = 0; s < PLANE_STATE__MAX; s++) {
+        PlaneEventLimit *l = &plane->event_limit[s];
+
+        if (l->held && (!oldest || l->held_seq < oldest->held_seq)) {
+            oldest = l;
+            *state = s;
+        }
+    }
+    return oldest;
+}
+
+static void plane_event_send(Plane *plane, PlaneEventLimit *l, int64_t now,
+                             PlaneState old_state, PlaneState new_state)
+{
+    if (!plane->path) {
+        plane->path = object_get_canonical_path(OBJECT(plane));
+    }
+    l->window_end = now + PLANE_EVENT_WINDOW_NS;
+    qapi_event_send_plane_state_changed(plane->id, plane->path, old_state,
+                                        new_state);
+}
+
+/* Sends the held events whose turn has come; rearms for the next one. */
+static void plane_event_release(Plane *plane)
+{
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
+    PlaneEventLimit *l;
+    PlaneState state;
+
+    while ((l = plane_event_oldest_held(plane, &state))) {
+        if (l->window_end > now) {
+            timer_mod(plane->event_timer, l->window_end);
+            return;
+        }
+        l->held = false;
+        plane_event_send(plane, l, now, l->held_old, state);
+    }
+}
+
+static void plane_event_timer_cb(void *opaque)
+{
+    plane_event_release(opaque);
+}
+
+static void plane_event_state_changed(Plane *plane, PlaneState old_state,
+                                      PlaneState new_state)
+{
+    PlaneEventLimit *l = &plane->event_limit[new_state];
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
+    PlaneState oldest_state;
+    bool any_held = plane_event_oldest_held(plane, &oldest_state) != NULL;
+
+    if (!any_held && now >= l->window_end) {
+        plane_event_send(plane, l, now, old_state, new_state);
+        return;
+    }
+    l->held = true;
+    l->held_old = old_state;
+    l->held_seq = ++plane->event_seq;
+    if (!any_held) {
+        timer_mod(plane->event_timer, l->window_end);
+    }
+}
+
 bool plane_set_state(Plane *plane, PlaneState new_state)
 {
-    g_autofree char *path = NULL;
     PlaneState old_state = plane->state;
 
     assert(bql_locked());
@@ -61,8 +146,7 @@ bool plane_set_state(Plane *plane, PlaneState new_state)
     plane->state = new_state;
     trace_plane_state_changed(plane->id, PlaneState_str(old_state),
                               PlaneState_str(new_state));
-    path = object_get_canonical_path(OBJECT(plane));
-    qapi_event_send_plane_state_changed(plane->id, path, old_state, new_state);
+    plane_event_state_changed(plane, old_state, new_state);
     return true;
 }
 
@@ -135,6 +219,8 @@ Plane *plane_create(PlaneSet *set, unsigned int id, Error **errp)
     plane->set = set;
     plane->id = id;
     plane->running_on = id ? 0 : set->nr_vcpus;
+    plane->event_timer = timer_new_ns(QEMU_CLOCK_REALTIME,
+                                      plane_event_timer_cb, plane);
     object_property_add_child(OBJECT(set), name, OBJECT(plane));
     object_unref(OBJECT(plane));
     return plane;
@@ -265,8 +351,12 @@ static void plane_class_init(ObjectClass *oc, void *data)
 
 static void plane_finalize(Object *obj)
 {
-    g_free(PLANE(obj)->vcpus);
-    g_free(PLANE(obj)->boot_cmdline);
+    Plane *plane = PLANE(obj);
+
+    timer_free(plane->event_timer);
+    g_free(plane->path);
+    g_free(plane->vcpus);
+    g_free(plane->boot_cmdline);
 }
 
 static const TypeInfo plane_type_info = {

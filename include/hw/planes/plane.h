@@ -10,6 +10,7 @@
 
 #include "qom/object.h"
 #include "qemu/thread.h"
+#include "qemu/timer.h"
 #include "exec/hwaddr.h"
 #include "exec/memory.h"
 #include "hw/resettable.h"
@@ -44,6 +45,17 @@ struct PlaneVCPU {
     CPUState *cpu;
 };
 
+/*
+ * PLANE_STATE_CHANGED's rate limit for one plane and new state: the window
+ * opened by the last event sent, and the newest transition held back in it.
+ */
+typedef struct PlaneEventLimit {
+    int64_t window_end;         /* QEMU_CLOCK_REALTIME ns; 0: no window */
+    bool held;
+    PlaneState held_old;
+    uint64_t held_seq;          /* orders held transitions of the plane */
+} PlaneEventLimit;
+
 struct Plane {
     Object parent_obj;
 
@@ -68,6 +80,11 @@ struct Plane {
     PlaneMemAttrMap *mem_attrs;
     /* Accesses its attributes refused; atomic, from any vCPU thread. */
     uint64_t memory_violations;
+    /* PLANE_STATE_CHANGED rate limit, by new state (under the BQL) */
+    PlaneEventLimit event_limit[PLANE_STATE__MAX];
+    uint64_t event_seq;
+    QEMUTimer *event_timer;
+    char *path;                 /* canonical QOM path, for the events */
 };
 
 /* What a vCPU index has pending across a plane switch. */
