@@ -54,6 +54,7 @@ static MachinePlanesOptions *machine_planes_options(MachineState *ms)
         ms->planes_opts = g_new0(MachinePlanesOptions, 1);
         ms->planes_opts->planes = 1;
         ms->planes_opts->ram_limit = PLANES_RAM_LIMIT_DEFAULT;
+        ms->planes_opts->switch_poll_ns = PLANES_SWITCH_POLL_NS_DEFAULT;
     }
     return ms->planes_opts;
 }
@@ -66,28 +67,44 @@ unsigned int machine_planes_count(MachineState *ms)
 /*
  * -machine options arrive as strings, other callers pass numbers: take
  * either, so that every bad value is reported with its own spelling.
+ * Returns false when the visit failed (*@errp set); otherwise *@valid says
+ * whether *@spelling is an integer, stored in *@value.
  */
-static void machine_set_planes(Object *obj, Visitor *v, const char *name,
-                               void *opaque, Error **errp)
+static bool machine_planes_visit_int(Visitor *v, const char *name,
+                                     char **spelling, int64_t *value,
+                                     bool *valid, Error **errp)
 {
     QObject *qobj = NULL;
-    g_autofree char *spelling = NULL;
-    int64_t value = -1;
-    bool valid = false;
 
+    *spelling = NULL;
+    *valid = false;
     if (!visit_type_any(v, name, &qobj, errp)) {
-        return;
+        return false;
     }
     if (qobject_type(qobj) == QTYPE_QSTRING) {
-        spelling = g_strdup(qstring_get_str(qobject_to(QString, qobj)));
-        valid = qemu_strtoi64(spelling, NULL, 10, &value) == 0;
+        *spelling = g_strdup(qstring_get_str(qobject_to(QString, qobj)));
+        *valid = qemu_strtoi64(*spelling, NULL, 10, value) == 0;
     } else if (qobject_type(qobj) == QTYPE_QNUM) {
         QNum *qnum = qobject_to(QNum, qobj);
 
-        spelling = qnum_to_string(qnum);
-        valid = qnum_get_try_int(qnum, &value);
+        *spelling = qnum_to_string(qnum);
+        *valid = qnum_get_try_int(qnum, value);
     }
     qobject_unref(qobj);
+    return true;
+}
+
+static void machine_set_planes(Object *obj, Visitor *v, const char *name,
+                               void *opaque, Error **errp)
+{
+    g_autofree char *spelling = NULL;
+    int64_t value = -1;
+    bool valid;
+
+    if (!machine_planes_visit_int(v, name, &spelling, &value, &valid,
+                                  errp)) {
+        return;
+    }
     if (!valid || value < 1 || value > PLANES_MAX) {
         error_setg(errp, "-machine planes=%s: the number of planes must be "
                    "an integer from 1 to %d", spelling ?: "?", PLANES_MAX);
@@ -136,6 +153,36 @@ static void machine_set_plane_ram_limit(Object *obj, Visitor *v,
     machine_planes_options(MACHINE(obj))->ram_limit = value;
 }
 
+static void machine_get_plane_switch_poll_ns(Object *obj, Visitor *v,
+                                             const char *name, void *opaque,
+                                             Error **errp)
+{
+    int64_t value = machine_planes_options(MACHINE(obj))->switch_poll_ns;
+
+    visit_type_int(v, name, &value, errp);
+}
+
+static void machine_set_plane_switch_poll_ns(Object *obj, Visitor *v,
+                                             const char *name, void *opaque,
+                                             Error **errp)
+{
+    g_autofree char *spelling = NULL;
+    int64_t value = -1;
+    bool valid;
+
+    if (!machine_planes_visit_int(v, name, &spelling, &value, &valid,
+                                  errp)) {
+        return;
+    }
+    if (!valid || value < 0 || value > PLANES_SWITCH_POLL_NS_MAX) {
+        error_setg(errp, "-machine plane-switch-poll-ns=%s: must be an "
+                   "integer from 0 to %d (nanoseconds)", spelling ?: "?",
+                   PLANES_SWITCH_POLL_NS_MAX);
+        return;
+    }
+    machine_planes_options(MACHINE(obj))->switch_poll_ns = value;
+}
+
 /*
  * The property's name is also a QOM path component: /machine/planes
  * resolves to the plane set, whose canonical home is /machine/plane-set
@@ -167,6 +214,14 @@ void machine_class_add_planes_property(ObjectClass *oc)
     object_class_property_set_description(oc, "plane-ram-limit",
         "Most RAM the guest may add for plane regions outside its own RAM, "
         "all planes together (default 4G)");
+
+    object_class_property_add(oc, "plane-switch-poll-ns", "int",
+                              machine_get_plane_switch_poll_ns,
+                              machine_set_plane_switch_poll_ns, NULL, NULL);
+    object_class_property_set_description(oc, "plane-switch-poll-ns",
+        "Nanoseconds a vCPU state that made a VTL call or return polls for "
+        "the switch back before its thread sleeps; 0 never polls (default "
+        "50000, at most 10000000)");
 }
 
 static void plane_set_exit_notify(Notifier *notifier, void *data);
@@ -269,6 +324,11 @@ bool machine_planes_init(MachineState *ms, Error **errp)
     set->current_plane = g_new0(unsigned int, set->nr_vcpus);
     set->pending = g_new0(PlanePending, set->nr_vcpus);
     set->ram_limit = opts->ram_limit;
+    set->switch_poll_ns = opts->switch_poll_ns;
+    set->switch_poll = g_new0(PlaneSwitchPoll, planes * set->nr_vcpus);
+    for (unsigned int i = 0; i < planes * set->nr_vcpus; i++) {
+        set->switch_poll[i].host_cpu = -1;
+    }
     object_property_add_child(OBJECT(ms), "plane-set", OBJECT(set));
     object_unref(OBJECT(set));
     trace_machine_planes_init(planes, set->nr_vcpus);
@@ -351,6 +411,7 @@ static void plane_set_finalize(Object *obj)
     g_free(set->planes);
     g_free(set->current_plane);
     g_free(set->pending);
+    g_free(set->switch_poll);
 }
 
 static void plane_set_class_init(ObjectClass *oc, void *data)

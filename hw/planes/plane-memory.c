@@ -90,15 +90,31 @@ static void plane_range_scan(PlaneRangeScan *scan, hwaddr gpa, uint64_t size)
                             plane_range_scan_cb, scan);
 }
 
+/*
+ * On every VTL call (its two pages): walk the range section by section
+ * through the flat view's dispatch tree, not the whole flat view.
+ */
 bool plane_range_in_ram(hwaddr gpa, uint64_t size)
 {
-    PlaneRangeScan scan;
+    FlatView *fv;
 
     if (!size || gpa + size < gpa) {
         return false;
     }
-    plane_range_scan(&scan, gpa, size);
-    return !scan.other && scan.ram_bytes == size;
+    RCU_READ_LOCK_GUARD();
+    fv = address_space_to_flatview(&address_space_memory);
+    while (size) {
+        hwaddr xlat, len = size;
+        MemoryRegion *mr = flatview_translate(fv, gpa, &xlat, &len, false,
+                                              MEMTXATTRS_UNSPECIFIED);
+
+        if (!len || !memory_region_is_guest_ram(mr)) {
+            return false;
+        }
+        gpa += len;
+        size -= len;
+    }
+    return true;
 }
 
 PlaneRegionPlacement plane_region_placement(PlaneSet *set, hwaddr base,

@@ -167,10 +167,20 @@ unsigned int plane_cpu_index(PlaneSet *set, CPUState *cpu)
     Plane *plane = set->planes[cpu->plane_id];
     unsigned int i = 0;
 
-    while (i < set->nr_vcpus && plane_cpu(plane, i) != cpu) {
+    if (!plane->id) {
+        /* The board creates the guest's CPUs before any plane state */
+        return MIN(cpu->cpu_index, set->nr_vcpus);
+    }
+    while (i < set->nr_vcpus && plane->vcpus[i]->cpu != cpu) {
         i++;
     }
     return i;
+}
+
+static PlaneSwitchPoll *plane_switch_poll(PlaneSet *set, unsigned int plane,
+                                          unsigned int cpu_index)
+{
+    return &set->switch_poll[plane * set->nr_vcpus + cpu_index];
 }
 
 /*
@@ -188,12 +198,89 @@ void plane_switch(PlaneSet *set, unsigned int cpu_index, unsigned int to)
     assert(bql_locked() && from != to);
     trace_plane_switch(cpu_index, from, to);
     qatomic_set(&set->current_plane[cpu_index], to);
-    from_cpu->plane_switched_out = true;
-    to_cpu->plane_switched_out = false;
+    qatomic_set(&from_cpu->plane_switched_out, true);
     to_cpu->halted = 0;
     from_plane->running_on--;
     to_plane->running_on++;
-    qemu_cpu_kick(to_cpu);
+    /*
+     * The store above publishes the registers the switch set for @to_cpu
+     * (release); a thread polling in plane_poll_switch_in() sees it
+     * without a kick, which would only make it leave its exec loop.  The
+     * barrier orders it before the read of the polling flag, as the
+     * poller orders its flag's clearing before its last look.
+     */
+    qatomic_store_release(&to_cpu->plane_switched_out, false);
+    smp_mb();
+    if (!qatomic_read(&plane_switch_poll(set, to, cpu_index)->polling)) {
+        qemu_cpu_kick(to_cpu);
+    }
+}
+
+/*
+ * Whether the thread that is to switch @cpu's index back in last ran on
+ * this host CPU.  Then spinning only keeps it off the CPU, and yielding
+ * is what lets it run: vCPU threads may outnumber host CPUs.
+ */
+static bool plane_poll_shares_host_cpu(PlaneSet *set, unsigned int index,
+                                       PlaneSwitchPoll *self)
+{
+    unsigned int running = qatomic_read(&set->current_plane[index]);
+
+    self->host_cpu = sched_getcpu();
+    return self->host_cpu >= 0 &&
+           qatomic_read(&plane_switch_poll(set, running, index)->host_cpu) ==
+           self->host_cpu;
+}
+
+bool plane_poll_switch_in(CPUState *cpu)
+{
+    PlaneSet *set = plane_set_get();
+    PlaneSwitchPoll *self;
+    unsigned int index;
+    int64_t deadline;
+    bool back, yield;
+
+    if (!set || !set->switch_poll_ns) {
+        return false;
+    }
+    index = plane_cpu_index(set, cpu);
+    assert(index < set->nr_vcpus);
+    /*
+     * Pointless where one thread runs every state (TCG round robin): the
+     * plane that is to switch this one back in runs on this very thread.
+     */
+    if (plane_cpu(set->planes[cpu->plane_id ? 0 : 1], index)->thread ==
+        cpu->thread) {
+        return false;
+    }
+    self = plane_switch_poll(set, cpu->plane_id, index);
+    qatomic_set(&self->polling, true);
+    smp_mb();
+    deadline = get_clock() + set->switch_poll_ns;
+    yield = plane_poll_shares_host_cpu(set, index, self);
+    for (unsigned int spins = 1;; spins++) {
+        if (!qatomic_load_acquire(&cpu->plane_switched_out) ||
+            qatomic_read(&cpu->exit_request)) {
+            break;
+        }
+        /* The clock costs more than a spin: look at it now and then */
+        if (!(spins % 64)) {
+            if (get_clock() >= deadline) {
+                break;
+            }
+            yield = plane_poll_shares_host_cpu(set, index, self);
+        }
+        if (yield) {
+            sched_yield();
+        } else {
+            cpu_relax();
+        }
+    }
+    qatomic_set(&self->polling, false);
+    smp_mb();
+    back = !qatomic_load_acquire(&cpu->plane_switched_out);
+    trace_plane_switch_poll(index, cpu->plane_id, back);
+    return back;
 }
 
 void plane_reset(Plane *plane)

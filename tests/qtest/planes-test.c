@@ -36,6 +36,7 @@ typedef struct {
 } PlanesErrorCase;
 
 #define RANGE "the number of planes must be an integer from 1 to 16"
+#define POLL_RANGE "must be an integer from 0 to 10000000 (nanoseconds)"
 
 static const PlanesErrorCase planes_error_cases[] = {
     { "-machine q35,planes=0",
@@ -59,6 +60,12 @@ static const PlanesErrorCase planes_error_cases[] = {
       "use -smp maxcpus=1 (equal to cpus)" },
     { "-machine q35,planes=2 -accel qtest -qtest null",
       "-machine planes=2: the QTest accelerator does not support planes" },
+    { "-machine q35,planes=2,plane-switch-poll-ns=10000001",
+      "-machine plane-switch-poll-ns=10000001: " POLL_RANGE },
+    { "-machine q35,planes=2,plane-switch-poll-ns=-1",
+      "-machine plane-switch-poll-ns=-1: " POLL_RANGE },
+    { "-machine q35,planes=2,plane-switch-poll-ns=50us",
+      "-machine plane-switch-poll-ns=50us: " POLL_RANGE },
 };
 
 static void test_planes_bad_value(const void *opaque)

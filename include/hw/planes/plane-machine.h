@@ -11,13 +11,16 @@
 #include "qemu/units.h"
 #include "hw/boards.h"
 
-/* -machine planes=N,plane-ram-limit=SIZE */
+/* -machine planes=N,plane-ram-limit=SIZE,plane-switch-poll-ns=NS */
 typedef struct MachinePlanesOptions {
     unsigned int planes;
     uint64_t ram_limit;
+    uint64_t switch_poll_ns;
 } MachinePlanesOptions;
 
 #define PLANES_RAM_LIMIT_DEFAULT (4 * GiB)
+#define PLANES_SWITCH_POLL_NS_DEFAULT 50000         /* 50 us */
+#define PLANES_SWITCH_POLL_NS_MAX     10000000      /* 10 ms */
 
 /* The number of planes -machine asked for (1 without planes). */
 unsigned int machine_planes_count(MachineState *ms);

@@ -87,6 +87,16 @@ struct Plane {
     char *path;                 /* canonical QOM path, for the events */
 };
 
+/*
+ * A vCPU state's polling for its switch back (plane_poll_switch_in()),
+ * written lock-free by its own thread: whether it polls now, and the host
+ * CPU it last polled on.
+ */
+typedef struct PlaneSwitchPoll {
+    bool polling;
+    int host_cpu;
+} PlaneSwitchPoll;
+
 /* What a vCPU index has pending across a plane switch. */
 typedef enum PlanePendingKind {
     PLANE_PENDING_NONE,
@@ -127,6 +137,13 @@ struct PlaneSet {
     unsigned int config_count;
     uint64_t ram_limit;         /* bytes of fresh RAM regions may add */
     uint64_t ram_added;
+    /*
+     * How long a vCPU state switched out by its own hypercall polls for
+     * the switch back before it sleeps (0: never polls), and, by plane
+     * and vCPU index (plane * nr_vcpus + index), how each state polls.
+     */
+    uint64_t switch_poll_ns;
+    PlaneSwitchPoll *switch_poll;
     ResettableState reset_state;
 };
 
@@ -172,6 +189,23 @@ unsigned int plane_cpu_index(PlaneSet *set, CPUState *cpu);
  * again.  No busy waiting: the other thread is kicked.
  */
 void plane_switch(PlaneSet *set, unsigned int cpu_index, unsigned int to);
+
+/**
+ * plane_poll_switch_in: wait briefly for @cpu to be switched back in
+ *
+ * Called without the BQL by the thread of @cpu, a vCPU state that its own
+ * hypercall has just switched out, before it leaves the accelerator's exec
+ * loop.  A VTL call is usually answered within microseconds, far sooner
+ * than a sleeping thread is woken: so for up to the plane set's
+ * switch-poll-ns the thread polls, the way KVM's halt polling does.
+ *
+ * Returns: %true when @cpu was switched back in meanwhile: it carries on
+ * in its exec loop as if the hypercall had returned (the switch set its
+ * return registers); %false on timeout or when the thread was kicked
+ * (work, a stop request, an interrupt): it must leave its exec loop and
+ * sleep as without polling.
+ */
+bool plane_poll_switch_in(CPUState *cpu);
 
 /* Internal to hw/planes: creation and reset of planes and their vCPUs. */
 Plane *plane_create(PlaneSet *set, unsigned int id, Error **errp);

@@ -61,17 +61,24 @@ void helper_plane_hypercall(CPUX86State *env, uint32_t insn_len)
     };
     target_ulong inside_flags;
     uint64_t ret;
+    bool switched;
 
     /* Parked-looking while the dispatcher may copy this state */
     env->eip += insn_len;
     inside_flags = plane_tcg_settle_flags(env);
-    if (plane_hypercall(&hc, &ret)) {
+    switched = plane_hypercall(&hc, &ret);
+    if (switched && !plane_poll_switch_in(cs)) {
         plane_tcg_leave(cs);
     }
-    /* Carry on in this TB, which advances RIP itself */
+    /*
+     * Carry on in this TB, which advances RIP itself.  A state switched
+     * back in while it polled has its return registers set by the switch.
+     */
     env->eip -= insn_len;
     env->eflags = inside_flags;
-    env->regs[R_EAX] = ret & mask;
+    if (!switched) {
+        env->regs[R_EAX] = ret & mask;
+    }
 }
 
 void plane_x86_park(CPUX86State *env)
