@@ -117,13 +117,17 @@ static void plane_event_state_changed(Plane *plane, PlaneState old_state,
                                       PlaneState new_state)
 {
     PlaneEventLimit *l = &plane->event_limit[new_state];
-    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
     PlaneState oldest_state;
     bool any_held = plane_event_oldest_held(plane, &oldest_state) != NULL;
+    int64_t now;
 
-    if (!any_held && now >= l->window_end) {
-        plane_event_send(plane, l, now, old_state, new_state);
-        return;
+    /* Held behind another without a look at the clock, the common case */
+    if (!any_held) {
+        now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
+        if (now >= l->window_end) {
+            plane_event_send(plane, l, now, old_state, new_state);
+            return;
+        }
     }
     l->held = true;
     l->held_old = old_state;
