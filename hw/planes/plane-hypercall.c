@@ -252,6 +252,7 @@ static int64_t plane_hc_config(const PlaneCaller *c)
         plane_set_state(set->planes[i], PLANE_STATE_CONFIGURED);
     }
     set->configured = true;
+    plane_layout_changed();
     set->config_gpa = gpa;
     set->config_count = count;
     return 0;
@@ -418,6 +419,7 @@ static int64_t plane_hc_vtl_call(const PlaneCaller *c, bool *switched)
     PlaneSet *set = c->set;
     Plane *target = set->planes[1];
     hwaddr request = c->hc->args[0], response = c->hc->args[1];
+    PlaneVtlPages *vtl_ok = &set->vtl_pages_ok[c->index];
     int64_t err;
 
     if (c->plane != 0) {
@@ -438,16 +440,25 @@ static int64_t plane_hc_vtl_call(const PlaneCaller *c, bool *switched)
         return plane_hc_refuse(c, PLANES_KVM_EOPNOTSUPP, "plane 1 is %s, not "
                                "activated", PlaneState_str(target->state));
     }
-    err = plane_check_vtl_page(c, "request", request);
-    if (!err) {
-        err = plane_check_vtl_page(c, "response", response);
-    }
-    if (err) {
-        return err;
-    }
-    if (request == response) {
-        return plane_hc_refuse(c, PLANES_KVM_EINVAL, "request and response "
-                               "share page 0x%" HWADDR_PRIx, request);
+    /* A guest calls with the same two pages again and again */
+    if (!vtl_ok->valid || vtl_ok->request != request ||
+        vtl_ok->response != response || vtl_ok->gen != plane_layout_gen()) {
+        err = plane_check_vtl_page(c, "request", request);
+        if (!err) {
+            err = plane_check_vtl_page(c, "response", response);
+        }
+        if (err) {
+            return err;
+        }
+        if (request == response) {
+            return plane_hc_refuse(c, PLANES_KVM_EINVAL, "request and "
+                                   "response share page 0x%" HWADDR_PRIx,
+                                   request);
+        }
+        *vtl_ok = (PlaneVtlPages) {
+            .valid = true, .request = request, .response = response,
+            .gen = plane_layout_gen(),
+        };
     }
 
     set->accel->enter_vtl_call(plane_cpu(target, c->index), request,

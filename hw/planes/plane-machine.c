@@ -323,6 +323,7 @@ bool machine_planes_init(MachineState *ms, Error **errp)
     set->planes = g_new0(Plane *, planes);
     set->current_plane = g_new0(unsigned int, set->nr_vcpus);
     set->pending = g_new0(PlanePending, set->nr_vcpus);
+    set->vtl_pages_ok = g_new0(PlaneVtlPages, set->nr_vcpus);
     set->ram_limit = opts->ram_limit;
     set->switch_poll_ns = opts->switch_poll_ns;
     set->switch_poll = g_new0(PlaneSwitchPoll, planes * set->nr_vcpus);
@@ -350,6 +351,9 @@ bool machine_planes_init(MachineState *ms, Error **errp)
         if (migrate_add_blocker(&migration_blocker, errp) < 0) {
             return false;
         }
+    }
+    if (planes > 1) {
+        plane_layout_init();
     }
     qemu_register_resettable(OBJECT(set));
     qemu_add_exit_notifier(&plane_set_exit_notifier);
@@ -395,6 +399,7 @@ static void plane_set_reset_hold(Object *obj, ResetType type)
         plane_reset(set->planes[p]);
     }
     set->configured = false;
+    plane_layout_changed();
     set->config_gpa = 0;
     set->config_count = 0;
 }
@@ -411,6 +416,7 @@ static void plane_set_finalize(Object *obj)
     g_free(set->planes);
     g_free(set->current_plane);
     g_free(set->pending);
+    g_free(set->vtl_pages_ok);
     g_free(set->switch_poll);
 }
 

@@ -117,6 +117,34 @@ bool plane_range_in_ram(hwaddr gpa, uint64_t size)
     return true;
 }
 
+static unsigned int plane_layout_generation;
+
+unsigned int plane_layout_gen(void)
+{
+    return plane_layout_generation;
+}
+
+void plane_layout_changed(void)
+{
+    assert(bql_locked());
+    plane_layout_generation++;
+}
+
+static void plane_layout_commit(MemoryListener *listener)
+{
+    plane_layout_changed();
+}
+
+static MemoryListener plane_layout_listener = {
+    .name = "planes-layout",
+    .commit = plane_layout_commit,
+};
+
+void plane_layout_init(void)
+{
+    memory_listener_register(&plane_layout_listener, &address_space_memory);
+}
+
 PlaneRegionPlacement plane_region_placement(PlaneSet *set, hwaddr base,
                                             uint64_t size)
 {

@@ -27,6 +27,20 @@ PlaneRegionPlacement plane_region_placement(PlaneSet *set, hwaddr base,
 /* Whether [@gpa, @gpa + @size) lies entirely in guest RAM. */
 bool plane_range_in_ram(hwaddr gpa, uint64_t size);
 
+/**
+ * plane_layout_gen: a number that changes whenever the answers of
+ * plane_range_in_ram() and plane_region_overlapping() may change (the
+ * guest memory map, the planes' regions), so that checks can be cached.
+ * Under the BQL.
+ */
+unsigned int plane_layout_gen(void);
+
+/* The planes' regions were assigned or cleared. */
+void plane_layout_changed(void);
+
+/* Starts following the guest memory map; once, at board init. */
+void plane_layout_init(void);
+
 /* The plane >= 1 whose region overlaps [@gpa, @gpa + @size), or 0. */
 unsigned int plane_region_overlapping(PlaneSet *set, hwaddr gpa,
                                       uint64_t size);

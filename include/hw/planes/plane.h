@@ -111,6 +111,14 @@ typedef struct PlanePending {
     hwaddr response_gpa;
 } PlanePending;
 
+/* The VTL call pages a vCPU index passed the checks with last. */
+typedef struct PlaneVtlPages {
+    bool valid;
+    unsigned int gen;           /* plane_layout_gen() of the checks */
+    hwaddr request;
+    hwaddr response;
+} PlaneVtlPages;
+
 /*
  * PlaneSet: the machine's planes.  Its canonical path is /machine/plane-set;
  * the machine's "planes" property resolves to it too, so /machine/planes/
@@ -131,6 +139,7 @@ struct PlaneSet {
     /* current_plane[i]: the plane that runs on vCPU index i (initially 0). */
     unsigned int *current_plane;
     PlanePending *pending;
+    PlaneVtlPages *vtl_pages_ok;
     /* CONFIG's array, as ACTIVATE must name it again. */
     bool configured;
     hwaddr config_gpa;
