@@ -230,7 +230,9 @@ static bool plane_poll_shares_host_cpu(PlaneSet *set, unsigned int index,
 {
     unsigned int running = qatomic_read(&set->current_plane[index]);
 
+#ifdef CONFIG_LINUX
     self->host_cpu = sched_getcpu();
+#endif
     return self->host_cpu >= 0 &&
            qatomic_read(&plane_switch_poll(set, running, index)->host_cpu) ==
            self->host_cpu;
@@ -275,7 +277,7 @@ bool plane_poll_switch_in(CPUState *cpu)
             yield = plane_poll_shares_host_cpu(set, index, self);
         }
         if (yield) {
-            sched_yield();
+            g_thread_yield();
         } else {
             cpu_relax();
         }
