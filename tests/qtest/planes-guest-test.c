@@ -835,6 +835,32 @@ static void test_vbs_case(const void *opaque)
     test_vbs(opaque);
 }
 
+/*
+ * VTL call pages that passed QEMU's checks are checked again after a
+ * system reset that moved plane 1's region over them.
+ */
+static void test_vtl_relayout(const void *opaque)
+{
+    g_autofree char *serial = NULL;
+    GuestRun run;
+
+    guest_start(&run, "q35,planes=2", "test=relayout", "-S");
+    qtest_set_expected_status(run.qts, 1);      /* guest wrote 0: passed */
+    qtest_qmp_send(run.qts, "{ 'execute': 'cont' }");
+    qtest_wait_qemu(run.qts);
+    serial = guest_serial(&run);
+    guest_finish(&run);
+    {
+        const char *const lines[] = {
+            "RESULT relayout-first rax=0 status=7", "P0: resetting",
+            "P0: booting", "P0: CONFIG rax=0", "P0: ACTIVATE rax=0",
+            "RESULT relayout-second rax=-22", "EXIT 0", NULL,
+        };
+
+        assert_in_order(serial, lines);
+    }
+}
+
 static void test_plane1_exits_case(const void *opaque)
 {
     test_plane1_exits();
@@ -907,6 +933,7 @@ int main(int argc, char **argv)
             add_case(accel, name, test_negative, &negative_cases[i]);
         }
         add_case(accel, "plane1-exits-qemu", test_plane1_exits_case, NULL);
+        add_case(accel, "vtl/pages-after-relayout", test_vtl_relayout, NULL);
     }
     /*
      * TCG only: plane 1 parking with HLT (in-kernel with KVM's LAPIC, it

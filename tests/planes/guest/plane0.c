@@ -825,6 +825,50 @@ static void bench_vtl(void)
            sum_vtl);
 }
 
+/*
+ * The same VTL call pages across a system reset that moves plane 1's
+ * region over them: QEMU must check them again (it remembers pages that
+ * passed).  RAM outside the kernel image survives the reset, so a marker
+ * there tells the two boots apart.
+ */
+#define RELAYOUT_MARK    0x3f00000UL
+#define RELAYOUT_MAGIC   0x72656c61796f7574ULL      /* "relayout" */
+#define RELAYOUT_REQUEST 0x6000000UL
+
+static void test_relayout(void)
+{
+    volatile u64 *mark = (volatile u64 *)RELAYOUT_MARK;
+    struct vtl_request *req = (void *)RELAYOUT_REQUEST;
+    s64 r;
+
+    if (*mark != RELAYOUT_MAGIC) {
+        *mark = RELAYOUT_MAGIC;
+        vbs_boot();
+        req->call_id = VTL_ECHO;
+        req->arg_size = 4;
+        *(u32 *)req->payload = 7;
+        r = hc(HC_VTL_CALL, RELAYOUT_REQUEST, RELAYOUT_REQUEST + 4096);
+        printf("RESULT relayout-first rax=%d status=%d\n", r,
+               (s64)((struct vtl_response *)(RELAYOUT_REQUEST + 4096))->status);
+        puts("P0: resetting\n");
+        outb(0xcf9, 0x06);          /* ICH9 reset control: hard reset */
+        guest_exit(EXIT_FAIL);
+    }
+    *mark = 0;
+    fill_config();
+    cfg[1].load_offset = RELAYOUT_REQUEST;
+    if (config(2) != 0) {
+        guest_exit(EXIT_FAIL);
+    }
+    load_plane1();
+    if (activate(2) != 0) {
+        guest_exit(EXIT_FAIL);
+    }
+    /* the pages now lie in plane 1's (sealed) region: no write, just call */
+    r = hc(HC_VTL_CALL, RELAYOUT_REQUEST, RELAYOUT_REQUEST + 4096);
+    printf("RESULT relayout-second rax=%d\n", r);
+}
+
 /* planes=1: stock TCG has no VMCALL, so the guest gets #UD. */
 static void test_no_planes(void)
 {
@@ -873,6 +917,8 @@ void main(u32 start_info)
         guest_exit(EXIT_FAIL);
     } else if (!strncmp(test, "attrs-fuzz", 10)) {
         test_attrs_fuzz();
+    } else if (!strncmp(test, "relayout", 8)) {
+        test_relayout();
     } else if (!strncmp(test, "bench-spin", 10)) {
         bench_spin();
     } else if (!strncmp(test, "bench-vtl", 9)) {
