@@ -207,13 +207,16 @@ void plane_switch(PlaneSet *set, unsigned int cpu_index, unsigned int to)
     from_plane->running_on--;
     to_plane->running_on++;
     /*
-     * The store above publishes the registers the switch set for @to_cpu
-     * (release); a thread polling in plane_poll_switch_in() sees it
-     * without a kick, which would only make it leave its exec loop.  The
-     * barrier orders it before the read of the polling flag, as the
-     * poller orders its flag's clearing before its last look.
+     * The release publishes the registers the switch set for @to_cpu; a
+     * thread polling in plane_poll_switch_in() sees the store without a
+     * kick, which would only make it leave its exec loop.
      */
     qatomic_store_release(&to_cpu->plane_switched_out, false);
+    /*
+     * Store the flag, then read the polling flag: the poller clears that
+     * and then reads this (its smp_mb() pairs with this one), so either
+     * it sees the switch or this sees it has stopped polling and kicks.
+     */
     smp_mb();
     if (!qatomic_read(&plane_switch_poll(set, to, cpu_index)->polling)) {
         qemu_cpu_kick(to_cpu);
@@ -261,6 +264,7 @@ bool plane_poll_switch_in(CPUState *cpu)
     }
     self = plane_switch_poll(set, cpu->plane_id, index);
     qatomic_set(&self->polling, true);
+    /* Polling from here on, before the first look at the switch flag */
     smp_mb();
     deadline = get_clock() + set->switch_poll_ns;
     yield = plane_poll_shares_host_cpu(set, index, self);
@@ -283,6 +287,7 @@ bool plane_poll_switch_in(CPUState *cpu)
         }
     }
     qatomic_set(&self->polling, false);
+    /* Pairs with plane_switch(): a switch from now on kicks this thread */
     smp_mb();
     back = !qatomic_load_acquire(&cpu->plane_switched_out);
     trace_plane_switch_poll(index, cpu->plane_id, back);
