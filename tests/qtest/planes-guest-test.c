@@ -836,6 +836,76 @@ static void test_vbs_case(const void *opaque)
 }
 
 /*
+ * The number of planes current on vCPU index @index (must be 1); whether
+ * plane 1 is among them goes to *@plane1.
+ */
+static int current_planes_on(QTestState *qts, int index, bool *plane1)
+{
+    g_autoptr(QDict) resp = qtest_qmp(qts, "{ 'execute': 'query-planes' }");
+    QListEntry *e, *v;
+    int current = 0;
+
+    QLIST_FOREACH_ENTRY(qdict_get_qlist(resp, "return"), e) {
+        QDict *plane = qobject_to(QDict, qlist_entry_obj(e));
+
+        QLIST_FOREACH_ENTRY(qdict_get_qlist(plane, "vcpus"), v) {
+            QDict *vcpu = qobject_to(QDict, qlist_entry_obj(v));
+
+            if (qdict_get_int(vcpu, "cpu-index") == index &&
+                qdict_get_bool(vcpu, "current")) {
+                current++;
+                *plane1 |= qdict_get_int(plane, "id") == 1;
+            }
+        }
+    }
+    return current;
+}
+
+static void assert_status(QTestState *qts, const char *status)
+{
+    g_autoptr(QDict) resp = qtest_qmp(qts, "{ 'execute': 'query-status' }");
+
+    g_assert_cmpstr(qdict_get_str(qdict_get_qdict(resp, "return"), "status"),
+                    ==, status);
+}
+
+/*
+ * stop and cont while both vCPUs make VTL calls as fast as they can
+ * (threads polling for the switch back or not, as @machine says): each
+ * pause completes and finds one plane current per vCPU index, sometimes
+ * plane 1, and the guest carries on.  It checks every call's answer and
+ * would end the VM on a wrong one.
+ */
+static void test_vtl_stop_cont(const void *opaque)
+{
+    const char *machine = opaque;
+    bool plane1_seen = false;
+    GuestRun run;
+
+    guest_start(&run, machine, "test=bench-vtl smp=2 calls=100000000",
+                "-no-reboot");
+    g_usleep(300 * 1000);       /* booted and calling */
+    for (int round = 0; round < 20; round++) {
+        g_autoptr(QDict) stop = qtest_qmp(run.qts,
+                                          "{ 'execute': 'stop' }");
+        g_autoptr(QDict) cont = NULL;
+
+        g_assert(qdict_haskey(stop, "return"));
+        assert_status(run.qts, "paused");
+        g_assert_cmpint(current_planes_on(run.qts, 0, &plane1_seen), ==, 1);
+        g_assert_cmpint(current_planes_on(run.qts, 1, &plane1_seen), ==, 1);
+        cont = qtest_qmp(run.qts, "{ 'execute': 'cont' }");
+        g_assert(qdict_haskey(cont, "return"));
+        assert_status(run.qts, "running");
+        g_usleep(20 * 1000 + g_test_rand_int_range(0, 30 * 1000));
+    }
+    /* a VTL call was under way at some pause: the calls were running */
+    g_assert(plane1_seen);
+    assert_status(run.qts, "running");
+    guest_finish(&run);
+}
+
+/*
  * VTL call pages that passed QEMU's checks are checked again after a
  * system reset that moved plane 1's region over them.
  */
@@ -934,6 +1004,10 @@ int main(int argc, char **argv)
         }
         add_case(accel, "plane1-exits-qemu", test_plane1_exits_case, NULL);
         add_case(accel, "vtl/pages-after-relayout", test_vtl_relayout, NULL);
+        add_case(accel, "vtl/stop-cont-during-calls", test_vtl_stop_cont,
+                 "q35,planes=2");
+        add_case(accel, "vtl/stop-cont-during-calls-no-poll",
+                 test_vtl_stop_cont, "q35,planes=2,plane-switch-poll-ns=0");
     }
     /*
      * TCG only: plane 1 parking with HLT (in-kernel with KVM's LAPIC, it
