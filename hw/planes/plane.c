@@ -232,13 +232,16 @@ static bool plane_poll_shares_host_cpu(PlaneSet *set, unsigned int index,
                                        PlaneSwitchPoll *self)
 {
     unsigned int running = qatomic_read(&set->current_plane[index]);
+    int host_cpu = -1;
 
 #ifdef CONFIG_LINUX
-    self->host_cpu = sched_getcpu();
+    host_cpu = sched_getcpu();
 #endif
-    return self->host_cpu >= 0 &&
+    /* Read by the other planes' pollers of this index */
+    qatomic_set(&self->host_cpu, host_cpu);
+    return host_cpu >= 0 &&
            qatomic_read(&plane_switch_poll(set, running, index)->host_cpu) ==
-           self->host_cpu;
+           host_cpu;
 }
 
 bool plane_poll_switch_in(CPUState *cpu)
