@@ -110,19 +110,31 @@ static void guest_finish(GuestRun *run)
     g_free(run->serial_path);
 }
 
-/* Runs a guest to its isa-debug-exit; returns the serial output. */
-static char *guest_run_to_exit(const char *machine, const char *append)
+/*
+ * Runs a guest under @accel, with the QEMU options @extra, to its
+ * isa-debug-exit; returns the serial output.
+ */
+static char *guest_run_to_exit_accel(const char *accel, const char *machine,
+                                     const char *append, const char *extra)
 {
+    g_autofree char *options = g_strdup_printf("-S %s", extra);
     GuestRun run;
     char *serial;
 
-    guest_start(&run, machine, append, "-S -no-reboot");
+    guest_start_accel(&run, accel, machine, append, options);
     qtest_set_expected_status(run.qts, 1);      /* guest wrote 0: passed */
     qtest_qmp_send(run.qts, "{ 'execute': 'cont' }");
     qtest_wait_qemu(run.qts);
     serial = guest_serial(&run);
     guest_finish(&run);
     return serial;
+}
+
+/* The same under the case's accelerator, a reboot ending QEMU. */
+static char *guest_run_to_exit(const char *machine, const char *append)
+{
+    return guest_run_to_exit_accel(case_accel, machine, append,
+                                   "-no-reboot");
 }
 
 /* Asserts that @lines appear in @text, in this order. */
@@ -714,26 +726,16 @@ static void test_attrs_fuzz(const void *opaque)
  */
 static void test_round_robin(void)
 {
-    GuestRun run;
-    g_autofree char *serial = NULL;
-    g_autofree char *append = g_strdup("test=vbs calls=200");
+    g_autofree char *serial = guest_run_to_exit_accel(
+        "tcg,thread=single", "q35,planes=2", "test=vbs calls=200",
+        "-no-reboot");
+    const char *const lines[] = {
+        "P0: ACTIVATE rax=0", "RESULT sealed-unchanged 1",
+        "RESULT noexec-exec trap=14 error=0x11",
+        "RESULT parallel calls=200 errors0=0 errors1=0", "EXIT 0", NULL,
+    };
 
-    guest_start_accel(&run, "tcg,thread=single", "q35,planes=2", append,
-                      "-S -no-reboot");
-    qtest_set_expected_status(run.qts, 1);
-    qtest_qmp_send(run.qts, "{ 'execute': 'cont' }");
-    qtest_wait_qemu(run.qts);
-    serial = guest_serial(&run);
-    guest_finish(&run);
-    {
-        const char *const lines[] = {
-            "P0: ACTIVATE rax=0", "RESULT sealed-unchanged 1",
-            "RESULT noexec-exec trap=14 error=0x11",
-            "RESULT parallel calls=200 errors0=0 errors1=0", "EXIT 0", NULL,
-        };
-
-        assert_in_order(serial, lines);
-    }
+    assert_in_order(serial, lines);
 }
 
 /*
@@ -911,24 +913,16 @@ static void test_vtl_stop_cont(const void *opaque)
  */
 static void test_vtl_relayout(const void *opaque)
 {
-    g_autofree char *serial = NULL;
-    GuestRun run;
+    /* the guest resets the machine itself: no -no-reboot */
+    g_autofree char *serial = guest_run_to_exit_accel(
+        case_accel, "q35,planes=2", "test=relayout", "");
+    const char *const lines[] = {
+        "RESULT relayout-first rax=0 status=7", "P0: resetting",
+        "P0: booting", "P0: CONFIG rax=0", "P0: ACTIVATE rax=0",
+        "RESULT relayout-second rax=-22", "EXIT 0", NULL,
+    };
 
-    guest_start(&run, "q35,planes=2", "test=relayout", "-S");
-    qtest_set_expected_status(run.qts, 1);      /* guest wrote 0: passed */
-    qtest_qmp_send(run.qts, "{ 'execute': 'cont' }");
-    qtest_wait_qemu(run.qts);
-    serial = guest_serial(&run);
-    guest_finish(&run);
-    {
-        const char *const lines[] = {
-            "RESULT relayout-first rax=0 status=7", "P0: resetting",
-            "P0: booting", "P0: CONFIG rax=0", "P0: ACTIVATE rax=0",
-            "RESULT relayout-second rax=-22", "EXIT 0", NULL,
-        };
-
-        assert_in_order(serial, lines);
-    }
+    assert_in_order(serial, lines);
 }
 
 static void test_plane1_exits_case(const void *opaque)
