@@ -414,12 +414,44 @@ static int64_t plane_check_vtl_page(const PlaneCaller *c, const char *what,
     return 0;
 }
 
+/*
+ * The request and response pages of a VTL call.  A guest calls with the
+ * same two again and again: the pair that passed last on this vCPU index
+ * is taken as it is while the layout it was checked against holds.
+ */
+static int64_t plane_check_vtl_pages(const PlaneCaller *c, hwaddr request,
+                                     hwaddr response)
+{
+    PlaneVtlPages *passed = &c->set->vtl_pages_ok[c->index];
+    int64_t err;
+
+    if (passed->valid && passed->request == request &&
+        passed->response == response && passed->gen == plane_layout_gen()) {
+        return 0;
+    }
+    err = plane_check_vtl_page(c, "request", request);
+    if (!err) {
+        err = plane_check_vtl_page(c, "response", response);
+    }
+    if (err) {
+        return err;
+    }
+    if (request == response) {
+        return plane_hc_refuse(c, PLANES_KVM_EINVAL, "request and response "
+                               "share page 0x%" HWADDR_PRIx, request);
+    }
+    *passed = (PlaneVtlPages) {
+        .valid = true, .request = request, .response = response,
+        .gen = plane_layout_gen(),
+    };
+    return 0;
+}
+
 static int64_t plane_hc_vtl_call(const PlaneCaller *c, bool *switched)
 {
     PlaneSet *set = c->set;
     Plane *target = set->planes[1];
     hwaddr request = c->hc->args[0], response = c->hc->args[1];
-    PlaneVtlPages *vtl_ok = &set->vtl_pages_ok[c->index];
     int64_t err;
 
     if (c->plane != 0) {
@@ -440,25 +472,9 @@ static int64_t plane_hc_vtl_call(const PlaneCaller *c, bool *switched)
         return plane_hc_refuse(c, PLANES_KVM_EOPNOTSUPP, "plane 1 is %s, not "
                                "activated", PlaneState_str(target->state));
     }
-    /* A guest calls with the same two pages again and again */
-    if (!vtl_ok->valid || vtl_ok->request != request ||
-        vtl_ok->response != response || vtl_ok->gen != plane_layout_gen()) {
-        err = plane_check_vtl_page(c, "request", request);
-        if (!err) {
-            err = plane_check_vtl_page(c, "response", response);
-        }
-        if (err) {
-            return err;
-        }
-        if (request == response) {
-            return plane_hc_refuse(c, PLANES_KVM_EINVAL, "request and "
-                                   "response share page 0x%" HWADDR_PRIx,
-                                   request);
-        }
-        *vtl_ok = (PlaneVtlPages) {
-            .valid = true, .request = request, .response = response,
-            .gen = plane_layout_gen(),
-        };
+    err = plane_check_vtl_pages(c, request, response);
+    if (err) {
+        return err;
     }
 
     set->accel->enter_vtl_call(plane_cpu(target, c->index), request,
