@@ -1,9 +1,10 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
- * VM planes: the plane hypercalls (CONFIG, ACTIVATE, VTL_CALL, VTL_RETURN,
- * SET_MEM_ATTRS), shared by every backend.  Each guest-supplied value is
- * checked here, once, before anything is changed.
+ * VM planes: the plane hypercall dispatcher shared by every backend, and
+ * the hypercalls that set planes up and their views (CONFIG, ACTIVATE,
+ * SET_MEM_ATTRS); plane-vtl.c has the VTL calls.  Each guest-supplied
+ * value is checked, once, before anything is changed.
  */
 
 #include "qemu/osdep.h"
@@ -18,22 +19,15 @@
 #include "hw/planes/plane-hypercall.h"
 #include "hw/planes/plane-memory.h"
 #include "hw/planes/planes-abi.h"
+#include "plane-dispatch.h"
 #include "trace.h"
-
-/* Where a call comes from: set, calling plane, vCPU index. */
-typedef struct PlaneCaller {
-    PlaneSet *set;
-    const PlaneHypercall *hc;
-    CPUState *cpu;
-    unsigned int plane;
-    unsigned int index;
-} PlaneCaller;
 
 /* A parsed entry of the guest's struct vm_plane_config array. */
 typedef struct PlaneConfigEntry {
     uint64_t load_offset;
     uint64_t memory_size;
     uint64_t entry_point;
+    uint32_t kernel_format;
     char cmdline[PLANE_CONFIG_CMDLINE_LEN];
 } PlaneConfigEntry;
 
@@ -45,6 +39,7 @@ static const char *plane_hc_name(uint64_t nr)
         [PLANES_HC_VTL_CALL] = "VTL_CALL",
         [PLANES_HC_VTL_RETURN] = "VTL_RETURN",
         [PLANES_HC_SET_MEM_ATTRS] = "SET_MEM_ATTRS",
+        [PLANES_HC_ENABLE_VCPU] = "ENABLE_VCPU",
     };
 
     return nr >= PLANES_HC_FIRST && nr <= PLANES_HC_LAST ? names[nr]
@@ -57,7 +52,7 @@ static const char *plane_hc_name(uint64_t nr)
  */
 #define PLANE_LOG_BURST 10
 
-static int64_t G_GNUC_PRINTF(3, 4)
+int64_t G_GNUC_PRINTF(3, 4)
 plane_hc_refuse(const PlaneCaller *c, int err, const char *fmt, ...)
 {
     /* Covered by the BQL, which every plane hypercall holds. */
@@ -103,6 +98,7 @@ static void plane_config_read(hwaddr gpa, unsigned int count,
         entries[i].load_offset = ldq_le_p(e + PLANE_CONFIG_LOAD_OFFSET);
         entries[i].memory_size = ldq_le_p(e + PLANE_CONFIG_MEMORY_SIZE);
         entries[i].entry_point = ldq_le_p(e + PLANE_CONFIG_ENTRY_POINT);
+        entries[i].kernel_format = ldl_le_p(e + PLANE_CONFIG_KERNEL_FORMAT);
         memcpy(entries[i].cmdline, e + PLANE_CONFIG_CMDLINE,
                PLANE_CONFIG_CMDLINE_LEN);
     }
@@ -123,6 +119,11 @@ static int64_t plane_config_load(const PlaneCaller *c, hwaddr gpa,
         return plane_hc_refuse(c, PLANES_KVM_E2BIG, "count %" PRIu64
                                " but the machine has %u planes", count,
                                c->set->nr_planes);
+    }
+    /* The VMM reads the array for plane 0: never from a plane's region */
+    if (plane_region_overlapping(c->set, gpa, count * PLANE_CONFIG_SIZE)) {
+        return plane_hc_refuse(c, PLANES_KVM_EINVAL, "config array at 0x%"
+                               HWADDR_PRIx " lies in a plane's region", gpa);
     }
     if (!plane_range_in_ram(gpa, count * PLANE_CONFIG_SIZE)) {
         return plane_hc_refuse(c, PLANES_KVM_EFAULT, "config array at 0x%"
@@ -183,6 +184,11 @@ static int64_t plane_config_check_region(const PlaneCaller *c, hwaddr gpa,
                                "no NUL in its %d bytes", i,
                                PLANE_CONFIG_CMDLINE_LEN);
     }
+    if (e->kernel_format > PLANE_KERNEL_ELF) {
+        return plane_hc_refuse(c, PLANES_KVM_EINVAL, "plane %u kernel format "
+                               "%u (RAW 0, BZIMAGE 1, ELF 2)", i,
+                               e->kernel_format);
+    }
     switch (plane_region_placement(c->set, base, size)) {
     case PLANE_REGION_INSIDE_RAM:
         return 0;
@@ -197,6 +203,40 @@ static int64_t plane_config_check_region(const PlaneCaller *c, hwaddr gpa,
     }
 }
 
+/*
+ * A CONFIG after the accepted one: a kexec'd plane 0 configures again.
+ * The same planes and regions are no change (0); before ACTIVATE, the
+ * array ACTIVATE must name moves to the new one.  Anything else is a
+ * change that only a system reset allows.
+ */
+static int64_t plane_hc_config_again(const PlaneCaller *c, hwaddr gpa,
+                                     uint64_t count,
+                                     const PlaneConfigEntry *entries)
+{
+    PlaneSet *set = c->set;
+
+    if (count != set->config_count) {
+        return plane_hc_refuse(c, PLANES_KVM_EPERM, "planes are already "
+                               "configured with %u planes, not %" PRIu64,
+                               set->config_count, count);
+    }
+    for (unsigned int i = 1; i < count; i++) {
+        Plane *plane = set->planes[i];
+
+        if (entries[i].load_offset != plane->region_base ||
+            entries[i].memory_size != plane->region_size ||
+            entries[i].kernel_format != plane->kernel_format) {
+            return plane_hc_refuse(c, PLANES_KVM_EPERM, "planes are already "
+                                   "configured and plane %u's entry differs",
+                                   i);
+        }
+    }
+    if (set->planes[1]->state == PLANE_STATE_CONFIGURED) {
+        set->config_gpa = gpa;
+    }
+    return 0;
+}
+
 static int64_t plane_hc_config(const PlaneCaller *c)
 {
     PlaneSet *set = c->set;
@@ -209,13 +249,12 @@ static int64_t plane_hc_config(const PlaneCaller *c)
         return plane_hc_refuse(c, PLANES_KVM_EPERM, "only plane 0 may "
                                "configure planes");
     }
-    if (set->configured) {
-        return plane_hc_refuse(c, PLANES_KVM_EPERM, "planes are already "
-                               "configured (once per boot)");
-    }
     err = plane_config_load(c, gpa, count, &entries);
     if (err) {
         return err;
+    }
+    if (set->configured) {
+        return plane_hc_config_again(c, gpa, count, entries);
     }
     for (unsigned int i = 1; i < count; i++) {
         err = plane_config_check_region(c, gpa, count, entries, i, &fresh);
@@ -236,12 +275,14 @@ static int64_t plane_hc_config(const PlaneCaller *c)
 
         plane->region_base = entries[i].load_offset;
         plane->region_size = entries[i].memory_size;
+        plane->kernel_format = entries[i].kernel_format;
         if (plane_region_placement(set, plane->region_base,
                                    plane->region_size) ==
                 PLANE_REGION_OUTSIDE_RAM && !plane_region_add_ram(plane)) {
             for (unsigned int j = 1; j <= i; j++) {
                 plane_region_remove_ram(set->planes[j]);
                 set->planes[j]->region_base = set->planes[j]->region_size = 0;
+                set->planes[j]->kernel_format = 0;
             }
             return plane_hc_refuse(c, PLANES_KVM_E2BIG, "the host cannot "
                                    "allocate 0x%" PRIx64 " bytes for plane "
@@ -258,66 +299,88 @@ static int64_t plane_hc_config(const PlaneCaller *c)
     return 0;
 }
 
-/* Builds plane @id's boot state in its region and on its vCPU index 0. */
-static void plane_boot(PlaneSet *set, unsigned int id)
+/* The boot state of plane @id, as ACTIVATE accepted it. */
+static PlaneBootInfo plane_boot_info(Plane *plane)
 {
-    Plane *plane = set->planes[id];
-    PlaneBootInfo info = {
+    return (PlaneBootInfo) {
         .region_base = plane->region_base,
         .region_size = plane->region_size,
         .entry_point = plane->entry_point,
+        .kernel_format = plane->kernel_format,
         .cmdline = plane->boot_cmdline,
     };
-
-    set->accel->boot_vcpu(plane_cpu(plane, 0), &info);
 }
 
-/* Every vCPU index of @plane resumes from where it parked on vCPU 0. */
-static void plane_vcpus_copy_parked(Plane *plane)
+void plane_boot(PlaneSet *set, unsigned int id)
 {
-    CPUState *src = plane_cpu(plane, 0);
+    Plane *plane = set->planes[id];
+    PlaneBootInfo info = plane_boot_info(plane);
+    unsigned int index = set->activate_index;
 
-    for (unsigned int i = 1; i < plane->set->nr_vcpus; i++) {
-        plane->set->accel->copy_parked_state(plane_cpu(plane, i), src);
-    }
+    /* The plane's shared state starts where ACTIVATE was called. */
+    plane->home = index;
+    plane->busy = true;
+    set->accel->boot_vcpu(plane_cpu(plane, index), &info);
+    plane_note_state_replaced(plane, index);
 }
 
 /*
- * The seal: plane 0 can no longer read, write or run the regions of
- * planes 1 to @count - 1.  All or nothing: if the host refuses one, the
- * seals already set are lifted and ACTIVATE fails with the host's code.
+ * The seal: no plane below plane i can read, write or run plane i's
+ * region, for i from 1 to @count - 1.  All or nothing: if the host
+ * refuses one, the seals already set are lifted and ACTIVATE fails with
+ * the host's code.
  */
 static int64_t plane_seal_regions(const PlaneCaller *c, unsigned int count)
 {
     PlaneSet *set = c->set;
+    unsigned int done = 0;          /* (region, lower plane) pairs sealed */
+    int err = 0;
 
-    for (unsigned int i = 1; i < count; i++) {
+    for (unsigned int i = 1; i < count && !err; i++) {
         Plane *plane = set->planes[i];
-        int err = plane_mem_attrs_set(set, c->cpu, 0, plane->region_base,
+
+        for (unsigned int below = 0; below < i; below++) {
+            err = plane_mem_attrs_set(set, c->cpu, below, plane->region_base,
                                       plane->region_size,
                                       PLANE_MEM_ATTR_DENY_ALL);
-
-        if (err) {
-            unsigned int failed = i;
-
-            while (--i) {
-                plane = set->planes[i];
-                plane_mem_attrs_set(set, c->cpu, 0, plane->region_base,
-                                    plane->region_size, 0);
+            if (err) {
+                break;
             }
-            return plane_hc_refuse(c, -err, "sealing plane %u's region "
-                                   "failed", failed);
+            done++;
         }
     }
-    return 0;
+    if (!err) {
+        return 0;
+    }
+    for (unsigned int i = 1; done; i++) {
+        Plane *plane = set->planes[i];
+
+        for (unsigned int below = 0; below < i && done; below++, done--) {
+            plane_mem_attrs_set(set, c->cpu, below, plane->region_base,
+                                plane->region_size, 0);
+        }
+    }
+    return plane_hc_refuse(c, -err, "sealing the plane regions failed");
 }
 
-static int64_t plane_hc_activate(const PlaneCaller *c, bool *switched)
+/*
+ * A region CONFIG accepted must still be where it was: a carved one
+ * wholly guest RAM (memory can be unplugged), a fresh one ours.
+ */
+static bool plane_region_still_placed(Plane *plane)
+{
+    return plane->region_ram ||
+           plane_range_in_ram(plane->region_base, plane->region_size);
+}
+
+static int64_t plane_hc_activate(const PlaneCaller *c, PlaneHcOutcome *out)
 {
     PlaneSet *set = c->set;
     hwaddr gpa = c->hc->args[0];
     uint64_t count = c->hc->args[1];
     g_autofree PlaneConfigEntry *entries = NULL;
+    g_autofree PlaneBootInfo *boot = NULL;
+    g_autofree char *why = NULL;
     int64_t err;
 
     if (c->plane != 0) {
@@ -331,10 +394,6 @@ static int64_t plane_hc_activate(const PlaneCaller *c, bool *switched)
         return plane_hc_refuse(c, PLANES_KVM_EPERM, "planes are already "
                                "activated");
     }
-    if (c->index != 0) {
-        return plane_hc_refuse(c, PLANES_KVM_EPERM, "ACTIVATE must come from "
-                               "vCPU 0, where the planes boot");
-    }
     if (gpa != set->config_gpa || count != set->config_count) {
         return plane_hc_refuse(c, PLANES_KVM_EINVAL, "array 0x%" HWADDR_PRIx
                                "/%" PRIu64 " is not CONFIG's 0x%" HWADDR_PRIx
@@ -345,6 +404,7 @@ static int64_t plane_hc_activate(const PlaneCaller *c, bool *switched)
     if (err) {
         return err;
     }
+    boot = g_new0(PlaneBootInfo, count);
     for (unsigned int i = 1; i < count; i++) {
         Plane *plane = set->planes[i];
         const PlaneConfigEntry *e = &entries[i];
@@ -355,7 +415,7 @@ static int64_t plane_hc_activate(const PlaneCaller *c, bool *switched)
             return plane_hc_refuse(c, PLANES_KVM_EINVAL, "plane %u region "
                                    "changed since CONFIG", i);
         }
-        if (e->entry_point < plane->region_base ||
+        if (!e->entry_point || e->entry_point < plane->region_base ||
             e->entry_point >= top - PLANE_BOOT_PAGETABLES) {
             return plane_hc_refuse(c, PLANES_KVM_EINVAL, "plane %u entry "
                                    "point 0x%" PRIx64 " is outside its "
@@ -363,10 +423,29 @@ static int64_t plane_hc_activate(const PlaneCaller *c, bool *switched)
                                    i, e->entry_point, plane->region_base,
                                    top - PLANE_BOOT_PAGETABLES);
         }
+        if (e->kernel_format != plane->kernel_format) {
+            return plane_hc_refuse(c, PLANES_KVM_EINVAL, "plane %u kernel "
+                                   "format %u is not CONFIG's %u", i,
+                                   e->kernel_format, plane->kernel_format);
+        }
         if (!plane_cmdline_terminated(e)) {
             return plane_hc_refuse(c, PLANES_KVM_EINVAL, "plane %u cmdline "
                                    "has no NUL in its %d bytes", i,
                                    PLANE_CONFIG_CMDLINE_LEN);
+        }
+        if (!plane_region_still_placed(plane)) {
+            return plane_hc_refuse(c, PLANES_KVM_EINVAL, "plane %u region "
+                                   "0x%" PRIx64 "+0x%" PRIx64 " is no longer "
+                                   "guest RAM", i, plane->region_base,
+                                   plane->region_size);
+        }
+        boot[i] = plane_boot_info(plane);
+        boot[i].entry_point = e->entry_point;
+        boot[i].cmdline = e->cmdline;
+        if (set->accel->prepare_boot &&
+            !set->accel->prepare_boot(&boot[i], &why)) {
+            return plane_hc_refuse(c, PLANES_KVM_EINVAL, "plane %u kernel "
+                                   "cannot boot: %s", i, why);
         }
     }
 
@@ -377,174 +456,61 @@ static int64_t plane_hc_activate(const PlaneCaller *c, bool *switched)
     for (unsigned int i = 1; i < count; i++) {
         Plane *plane = set->planes[i];
 
-        plane->entry_point = entries[i].entry_point;
+        /* prepare_boot's entry: a bzImage starts at its 64-bit entry */
+        plane->entry_point = boot[i].entry_point;
         g_free(plane->boot_cmdline);
         plane->boot_cmdline = g_strdup(entries[i].cmdline);
         plane_set_state(plane, PLANE_STATE_ACTIVE);
     }
+    set->activating = true;
+    set->activate_index = c->index;
     plane_boot(set, 1);
-    set->pending[0] = (PlanePending) {
+    set->pending[c->index] = (PlanePending) {
         .kind = PLANE_PENDING_ACTIVATE, .caller = 0, .callee = 1,
     };
-    plane_switch(set, 0, 1);
+    plane_switch(set, c->index, 1);
     plane_set_state(set->planes[1], PLANE_STATE_RUNNING);
-    *switched = true;
-    return 0;
-}
-
-static int64_t plane_check_vtl_page(const PlaneCaller *c, const char *what,
-                                    hwaddr gpa)
-{
-    unsigned int p;
-
-    if (!page_aligned(gpa)) {
-        return plane_hc_refuse(c, PLANES_KVM_EINVAL, "%s page 0x%"
-                               HWADDR_PRIx " is not page aligned", what, gpa);
-    }
-    if (!plane_range_in_ram(gpa, PLANE_VTL_PAGE_SIZE)) {
-        return plane_hc_refuse(c, PLANES_KVM_EFAULT, "%s page 0x%"
-                               HWADDR_PRIx " is not in guest RAM", what, gpa);
-    }
-    p = plane_region_overlapping(c->set, gpa, PLANE_VTL_PAGE_SIZE);
-    if (p) {
-        return plane_hc_refuse(c, PLANES_KVM_EINVAL, "%s page 0x%"
-                               HWADDR_PRIx " lies in plane %u's region",
-                               what, gpa, p);
-    }
+    *out = PLANE_HC_SWITCHED;
     return 0;
 }
 
 /*
- * The request and response pages of a VTL call.  A guest calls with the
- * same two again and again: the pair that passed last on this vCPU index
- * is taken as it is while the layout it was checked against holds.
+ * Whether plane @caller may set @target's view of [@gpa, @gpa + @size)
+ * to @deny: not on a higher plane's region at all, and on a region of a
+ * plane below it only to restrict further (a higher plane's region stays
+ * sealed for every plane below it).  Its own region and pages outside
+ * every region are its to grant and take.
  */
-static int64_t plane_check_vtl_pages(const PlaneCaller *c, hwaddr request,
-                                     hwaddr response)
-{
-    PlaneVtlPages *passed = &c->set->vtl_pages_ok[c->index];
-    int64_t err;
-
-    if (passed->valid && passed->request == request &&
-        passed->response == response && passed->gen == plane_layout_gen()) {
-        return 0;
-    }
-    err = plane_check_vtl_page(c, "request", request);
-    if (!err) {
-        err = plane_check_vtl_page(c, "response", response);
-    }
-    if (err) {
-        return err;
-    }
-    if (request == response) {
-        return plane_hc_refuse(c, PLANES_KVM_EINVAL, "request and response "
-                               "share page 0x%" HWADDR_PRIx, request);
-    }
-    *passed = (PlaneVtlPages) {
-        .valid = true, .request = request, .response = response,
-        .gen = plane_layout_gen(),
-    };
-    return 0;
-}
-
-static int64_t plane_hc_vtl_call(const PlaneCaller *c, bool *switched)
+static int64_t plane_mem_attrs_allowed(const PlaneCaller *c,
+                                       unsigned int target, hwaddr gpa,
+                                       uint64_t size, uint32_t deny)
 {
     PlaneSet *set = c->set;
-    Plane *target = set->planes[1];
-    hwaddr request = c->hc->args[0], response = c->hc->args[1];
-    int64_t err;
 
-    if (c->plane != 0) {
-        return plane_hc_refuse(c, PLANES_KVM_EPERM, "only plane 0 makes VTL "
-                               "calls");
-    }
-    /* Until ACTIVATE completes, plane 1 exists on vCPU 0 only. */
-    if (target->state == PLANE_STATE_ACTIVE ||
-        set->pending[0].kind == PLANE_PENDING_ACTIVATE) {
-        return plane_hc_refuse(c, PLANES_KVM_EBUSY, "plane 1 is still "
-                               "booting");
-    }
-    switch (target->state) {
-    case PLANE_STATE_RUNNING:
-    case PLANE_STATE_PARKED:
-        break;
-    default:
-        return plane_hc_refuse(c, PLANES_KVM_EOPNOTSUPP, "plane 1 is %s, not "
-                               "activated", PlaneState_str(target->state));
-    }
-    err = plane_check_vtl_pages(c, request, response);
-    if (err) {
-        return err;
-    }
+    for (unsigned int p = 1; p < set->nr_planes; p++) {
+        Plane *plane = set->planes[p];
+        hwaddr lo, hi;
 
-    set->accel->enter_vtl_call(plane_cpu(target, c->index), request,
-                               response);
-    set->pending[c->index] = (PlanePending) {
-        .kind = PLANE_PENDING_VTL_CALL, .caller = 0, .callee = 1,
-        .response_gpa = response,
-    };
-    plane_switch(set, c->index, 1);
-    if (target->state == PLANE_STATE_PARKED) {
-        plane_set_state(target, PLANE_STATE_RUNNING);
-    }
-    trace_plane_vtl_call(c->index, request, response);
-    *switched = true;
-    return 0;
-}
-
-/* The running plane @c->plane hands vCPU index @c->index back. */
-static void plane_return(const PlaneCaller *c, int32_t status)
-{
-    PlaneSet *set = c->set;
-    PlanePending *pending = &set->pending[c->index];
-    Plane *plane = set->planes[c->plane];
-    unsigned int caller = pending->caller;
-
-    trace_plane_vtl_return(c->index, c->plane, status);
-    if (pending->kind == PLANE_PENDING_VTL_CALL) {
-        uint8_t le[4];
-
-        /* The response page's s32 status field carries the call's status. */
-        stl_le_p(le, status);
-        address_space_write(&address_space_memory, pending->response_gpa,
-                            MEMTXATTRS_UNSPECIFIED, le, sizeof(le));
-    } else {
-        unsigned int next = c->plane + 1;
-
-        /* Booted: every vCPU index will enter this plane where it parked. */
-        plane_vcpus_copy_parked(plane);
-        if (next < set->config_count) {
-            /* ACTIVATE boots the planes one after the other on vCPU 0. */
-            plane_boot(set, next);
-            pending->callee = next;
-            plane_switch(set, 0, next);
-            plane_set_state(plane, PLANE_STATE_PARKED);
-            plane_set_state(set->planes[next], PLANE_STATE_RUNNING);
-            return;
+        if (p == c->plane || !plane->region_size ||
+            !ranges_overlap(gpa, size, plane->region_base,
+                            plane->region_size)) {
+            continue;
+        }
+        if (p > c->plane) {
+            return plane_hc_refuse(c, PLANES_KVM_EPERM, "range 0x%"
+                                   HWADDR_PRIx "+0x%" PRIx64 " touches "
+                                   "plane %u's region, which plane %u "
+                                   "does not govern", gpa, size, p, c->plane);
+        }
+        lo = MAX(gpa, plane->region_base);
+        hi = MIN(gpa + size, plane->region_base + plane->region_size);
+        if (!plane_mem_attrs_only_restrict(target, lo, hi - lo, deny)) {
+            return plane_hc_refuse(c, PLANES_KVM_EPERM, "range 0x%"
+                                   HWADDR_PRIx "+0x%" PRIx64 " would lift "
+                                   "restrictions on plane %u's region", gpa,
+                                   size, p);
         }
     }
-    *pending = (PlanePending) { .kind = PLANE_PENDING_NONE };
-    set->accel->set_return(plane_cpu(set->planes[caller], c->index), 0);
-    plane_switch(set, c->index, caller);
-    if (!plane->running_on) {
-        plane_set_state(plane, PLANE_STATE_PARKED);
-    }
-}
-
-static int64_t plane_hc_vtl_return(const PlaneCaller *c, bool *switched)
-{
-    PlanePending *pending = &c->set->pending[c->index];
-
-    if (c->plane == 0) {
-        return plane_hc_refuse(c, PLANES_KVM_EPERM, "plane 0 has no VTL "
-                               "call to return from");
-    }
-    if (pending->kind == PLANE_PENDING_NONE || pending->callee != c->plane) {
-        return plane_hc_refuse(c, PLANES_KVM_EPERM, "no call pending for "
-                               "plane %u on vCPU %u", c->plane, c->index);
-    }
-    plane_return(c, (int32_t)c->hc->args[0]);
-    *switched = true;
     return 0;
 }
 
@@ -552,50 +518,46 @@ static int64_t plane_hc_set_mem_attrs(const PlaneCaller *c)
 {
     PlaneSet *set = c->set;
     hwaddr gpa = c->hc->args[0];
-    uint64_t size = c->hc->args[1], attrs = c->hc->args[2];
-    uint64_t target = c->hc->args[3];
-    const uint64_t known = PLANE_MEM_ATTR_DENY_ALL;
-    unsigned int target_region;
+    uint64_t size = c->hc->args[1], allow = c->hc->args[2];
+    unsigned int target = c->plane - 1;
+    uint32_t deny = 0;
+    int64_t refused;
     int err;
 
     if (c->plane == 0) {
         return plane_hc_refuse(c, PLANES_KVM_EPERM, "plane 0 may not set "
                                "memory attributes");
     }
-    if (target >= set->nr_planes || target == c->plane) {
-        return plane_hc_refuse(c, PLANES_KVM_EINVAL, "target plane %" PRIu64
-                               " (a plane other than %u, below %u)", target,
-                               c->plane, set->nr_planes);
-    }
-    if (attrs & ~known) {
-        return plane_hc_refuse(c, PLANES_KVM_EINVAL, "attributes 0x%" PRIx64
-                               " (known: 0x%" PRIx64 ")", attrs, known);
+    if (allow & ~(uint64_t)PLANE_ALLOW_ALL) {
+        return plane_hc_refuse(c, PLANES_KVM_EINVAL, "allow mask 0x%" PRIx64
+                               " (bits: R 1, W 2, X 4)", allow);
     }
     if (!size || !page_aligned(gpa) || !page_aligned(size) ||
         gpa + size < gpa) {
         return plane_hc_refuse(c, PLANES_KVM_EINVAL, "range 0x%" HWADDR_PRIx
-                               "+0x%" PRIx64 " is empty or not page aligned",
-                               gpa, size);
+                               "+0x%" PRIx64 " is empty, wraps or is not "
+                               "page aligned", gpa, size);
     }
     if (!plane_range_in_ram(gpa, size)) {
         return plane_hc_refuse(c, PLANES_KVM_EFAULT, "range 0x%" HWADDR_PRIx
                                "+0x%" PRIx64 " is not in guest RAM", gpa,
                                size);
     }
-    target_region = plane_region_overlapping(set, gpa, size);
-    if (target_region) {
-        return plane_hc_refuse(c, PLANES_KVM_EINVAL, "range 0x%" HWADDR_PRIx
-                               "+0x%" PRIx64 " touches plane %u's sealed "
-                               "region", gpa, size, target_region);
+    deny |= allow & PLANE_ALLOW_READ ? 0 : PLANE_MEM_ATTR_NO_READ;
+    deny |= allow & PLANE_ALLOW_WRITE ? 0 : PLANE_MEM_ATTR_NO_WRITE;
+    deny |= allow & PLANE_ALLOW_EXEC ? 0 : PLANE_MEM_ATTR_NO_EXEC;
+    refused = plane_mem_attrs_allowed(c, target, gpa, size, deny);
+    if (refused) {
+        return refused;
     }
-    err = plane_mem_attrs_set(set, c->cpu, target, gpa, size, attrs);
+    err = plane_mem_attrs_set(set, c->cpu, target, gpa, size, deny);
     if (err == -PLANES_KVM_E2BIG) {
         return plane_hc_refuse(c, PLANES_KVM_E2BIG, "the attribute map of "
-                               "plane %" PRIu64 " is full", target);
+                               "plane %u is full", target);
     }
     if (err) {
-        return plane_hc_refuse(c, -err, "the host refused attributes 0x%"
-                               PRIx64 " for plane %" PRIu64, attrs, target);
+        return plane_hc_refuse(c, -err, "the host refused allow mask 0x%"
+                               PRIx64 " for plane %u", allow, target);
     }
     return 0;
 }
@@ -618,7 +580,7 @@ static bool plane_caller_init(PlaneCaller *c, CPUState *cpu)
 bool plane_hypercall(const PlaneHypercall *hc, uint64_t *ret)
 {
     PlaneCaller c = { .hc = hc };
-    bool switched = false;
+    PlaneHcOutcome out = PLANE_HC_DONE;
     int64_t r;
 
     BQL_LOCK_GUARD();
@@ -637,16 +599,19 @@ bool plane_hypercall(const PlaneHypercall *hc, uint64_t *ret)
             r = plane_hc_config(&c);
             break;
         case PLANES_HC_ACTIVATE:
-            r = plane_hc_activate(&c, &switched);
+            r = plane_hc_activate(&c, &out);
             break;
         case PLANES_HC_VTL_CALL:
-            r = plane_hc_vtl_call(&c, &switched);
+            r = plane_hc_vtl_call(&c, &out);
             break;
         case PLANES_HC_VTL_RETURN:
-            r = plane_hc_vtl_return(&c, &switched);
+            r = plane_hc_vtl_return(&c, &out);
             break;
         case PLANES_HC_SET_MEM_ATTRS:
             r = plane_hc_set_mem_attrs(&c);
+            break;
+        case PLANES_HC_ENABLE_VCPU:
+            r = plane_hc_enable_vcpu(&c);
             break;
         default:
             r = -PLANES_KVM_ENOSYS;     /* as stock KVM, silently */
@@ -654,24 +619,5 @@ bool plane_hypercall(const PlaneHypercall *hc, uint64_t *ret)
         }
     }
     *ret = r;
-    return switched;
-}
-
-bool plane_park(CPUState *cpu)
-{
-    PlaneHypercall hc = { .cpu = cpu, .nr = PLANES_HC_VTL_RETURN };
-    PlaneCaller c = { .hc = &hc };
-    PlanePending *pending;
-
-    BQL_LOCK_GUARD();
-    if (!plane_caller_init(&c, cpu) || c.plane == 0) {
-        return false;
-    }
-    pending = &c.set->pending[c.index];
-    if (pending->kind == PLANE_PENDING_NONE || pending->callee != c.plane) {
-        return false;
-    }
-    trace_plane_park_hlt(c.plane, c.index);
-    plane_return(&c, 0);
-    return true;
+    return out == PLANE_HC_SWITCHED;
 }

@@ -55,6 +55,7 @@ static MachinePlanesOptions *machine_planes_options(MachineState *ms)
         ms->planes_opts->planes = 1;
         ms->planes_opts->ram_limit = PLANES_RAM_LIMIT_DEFAULT;
         ms->planes_opts->switch_poll_ns = PLANES_SWITCH_POLL_NS_DEFAULT;
+        ms->planes_opts->violation_policy = PLANE_VIOLATION_POLICY_STOP;
     }
     return ms->planes_opts;
 }
@@ -183,6 +184,16 @@ static void machine_set_plane_switch_poll_ns(Object *obj, Visitor *v,
     machine_planes_options(MACHINE(obj))->switch_poll_ns = value;
 }
 
+static int machine_get_plane_violation(Object *obj, Error **errp)
+{
+    return machine_planes_options(MACHINE(obj))->violation_policy;
+}
+
+static void machine_set_plane_violation(Object *obj, int value, Error **errp)
+{
+    machine_planes_options(MACHINE(obj))->violation_policy = value;
+}
+
 /*
  * The property's name is also a QOM path component: /machine/planes
  * resolves to the plane set, whose canonical home is /machine/plane-set
@@ -222,6 +233,15 @@ void machine_class_add_planes_property(ObjectClass *oc)
         "Nanoseconds a vCPU state that made a VTL call or return polls for "
         "the switch back before its thread sleeps; 0 never polls (default "
         "50000, at most 10000000)");
+
+    object_class_property_add_enum(oc, "plane-violation",
+                                   "PlaneViolationPolicy",
+                                   &PlaneViolationPolicy_lookup,
+                                   machine_get_plane_violation,
+                                   machine_set_plane_violation);
+    object_class_property_set_description(oc, "plane-violation",
+        "What a plane's forbidden memory access does: 'stop' stops the VM "
+        "with an error (default), 'fault' gives the vCPU a page fault");
 }
 
 static void plane_set_exit_notify(Notifier *notifier, void *data);
@@ -323,9 +343,10 @@ bool machine_planes_init(MachineState *ms, Error **errp)
     set->planes = g_new0(Plane *, planes);
     set->current_plane = g_new0(unsigned int, set->nr_vcpus);
     set->pending = g_new0(PlanePending, set->nr_vcpus);
-    set->vtl_pages_ok = g_new0(PlaneVtlPages, set->nr_vcpus);
+    set->call_area_ok = g_new0(PlaneCallAreaCheck, set->nr_vcpus);
     set->ram_limit = opts->ram_limit;
     set->switch_poll_ns = opts->switch_poll_ns;
+    set->violation_policy = opts->violation_policy;
     set->switch_poll = g_new0(PlaneSwitchPoll, planes * set->nr_vcpus);
     for (unsigned int i = 0; i < planes * set->nr_vcpus; i++) {
         set->switch_poll[i].host_cpu = -1;
@@ -394,11 +415,13 @@ static void plane_set_reset_hold(Object *obj, ResetType type)
         qatomic_set(&set->current_plane[i], 0);
         set->pending[i] = (PlanePending) { .kind = PLANE_PENDING_NONE };
     }
-    for (unsigned int p = 1; p < set->nr_planes; p++) {
+    for (unsigned int p = 0; p < set->nr_planes; p++) {
         plane_region_remove_ram(set->planes[p]);
         plane_reset(set->planes[p]);
     }
     set->configured = false;
+    set->activating = false;
+    set->violation_stopped = false;
     plane_layout_changed();
     set->config_gpa = 0;
     set->config_count = 0;
@@ -416,7 +439,7 @@ static void plane_set_finalize(Object *obj)
     g_free(set->planes);
     g_free(set->current_plane);
     g_free(set->pending);
-    g_free(set->vtl_pages_ok);
+    g_free(set->call_area_ok);
     g_free(set->switch_poll);
 }
 

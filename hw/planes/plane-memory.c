@@ -14,6 +14,7 @@
 #include "exec/address-spaces.h"
 #include "exec/memory.h"
 #include "hw/boards.h"
+#include "system/runstate.h"
 #include "qapi/qapi-events-planes.h"
 #include "migration/vmstate.h"
 #include "hw/planes/plane.h"
@@ -108,7 +109,9 @@ bool plane_range_in_ram(hwaddr gpa, uint64_t size)
         MemoryRegion *mr = flatview_translate(fv, gpa, &xlat, &len, false,
                                               MEMTXATTRS_UNSPECIFIED);
 
-        if (!len || !memory_region_is_guest_ram(mr)) {
+        /* A plane's fresh RAM is RAM too, if not plane 0's */
+        if (!len || (!memory_region_is_guest_ram(mr) &&
+                     !object_dynamic_cast(mr->owner, TYPE_PLANE))) {
             return false;
         }
         gpa += len;
@@ -297,6 +300,24 @@ int plane_mem_attrs_set(PlaneSet *set, CPUState *caller, unsigned int target,
     return 0;
 }
 
+bool plane_mem_attrs_only_restrict(unsigned int target, hwaddr start,
+                                   uint64_t size, uint32_t deny)
+{
+    PlaneSet *set = plane_set_get();
+    PlaneMemAttrMap *map = set->planes[target]->mem_attrs;
+    hwaddr end = start + size;
+
+    assert(bql_locked());
+    for (size_t i = 0; map && i < map->nr; i++) {
+        const PlaneMemAttrRange *r = &map->ranges[i];
+
+        if (r->end > start && r->start < end && (r->attrs & ~deny)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 void plane_mem_attrs_clear(PlaneSet *set)
 {
     for (unsigned int p = 0; p < set->nr_planes; p++) {
@@ -360,7 +381,7 @@ void plane_mem_attrs_usage(Plane *plane, uint64_t *ranges, uint64_t *bytes)
     *bytes = map ? sizeof(*map) + map->nr * sizeof(PlaneMemAttrRange) : 0;
 }
 
-void plane_memory_violation(CPUState *cpu, hwaddr gpa,
+bool plane_memory_violation(CPUState *cpu, hwaddr gpa,
                             PlaneMemoryAccess access)
 {
     PlaneSet *set = plane_set_get();
@@ -372,4 +393,21 @@ void plane_memory_violation(CPUState *cpu, hwaddr gpa,
                                  PlaneMemoryAccess_str(access));
     BQL_LOCK_GUARD();
     qapi_event_send_plane_memory_violation(plane->id, index, gpa, access);
+    if (set->violation_policy == PLANE_VIOLATION_POLICY_FAULT) {
+        return true;
+    }
+    /*
+     * A Linux plane 0 would retry an access its own page tables allow
+     * forever: stop the VM, as the planes kernel does, once until reset.
+     */
+    if (!set->violation_stopped) {
+        set->violation_stopped = true;
+        error_report("planes: plane %u vCPU %u: %s of guest-physical 0x%"
+                     HWADDR_PRIx " refused by its memory view; VM stopped "
+                     "(plane-violation=stop)", plane->id, index,
+                     PlaneMemoryAccess_str(access), gpa);
+        qemu_system_vmstop_request_prepare();
+        qemu_system_vmstop_request(RUN_STATE_INTERNAL_ERROR);
+    }
+    return false;
 }

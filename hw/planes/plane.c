@@ -198,9 +198,12 @@ void plane_switch(PlaneSet *set, unsigned int cpu_index, unsigned int to)
     Plane *to_plane = set->planes[to];
     CPUState *from_cpu = plane_cpu(from_plane, cpu_index);
     CPUState *to_cpu = plane_cpu(to_plane, cpu_index);
+    PlaneSwitchPoll *poll;
 
     assert(bql_locked() && from != to);
     trace_plane_switch(cpu_index, from, to);
+    poll = plane_switch_poll(set, from, cpu_index);
+    poll->replaced_at_switch = poll->replaced;
     qatomic_set(&set->current_plane[cpu_index], to);
     qatomic_set(&from_cpu->plane_switched_out, true);
     to_cpu->halted = 0;
@@ -293,8 +296,24 @@ bool plane_poll_switch_in(CPUState *cpu)
     /* Pairs with plane_switch(): a switch from now on kicks this thread */
     smp_mb();
     back = !qatomic_load_acquire(&cpu->plane_switched_out);
+    /*
+     * The acquire above orders this after the registers and counter the
+     * switch published: a state that got new registers starts afresh.
+     */
+    if (back && qatomic_read(&self->replaced) != self->replaced_at_switch) {
+        back = false;
+    }
     trace_plane_switch_poll(index, cpu->plane_id, back);
     return back;
+}
+
+void plane_note_state_replaced(Plane *plane, unsigned int cpu_index)
+{
+    PlaneSwitchPoll *poll = plane_switch_poll(plane->set, plane->id,
+                                              cpu_index);
+
+    assert(bql_locked());
+    qatomic_set(&poll->replaced, poll->replaced + 1);
 }
 
 void plane_reset(Plane *plane)
@@ -303,6 +322,13 @@ void plane_reset(Plane *plane)
     if (plane->id == 0) {
         return;
     }
+    plane->home = 0;
+    plane->busy = false;
+    for (unsigned int i = 0; plane->vcpus && i < plane->set->nr_vcpus; i++) {
+        plane->vcpus[i]->enabled = false;
+        plane->vcpus[i]->enabled_fresh = false;
+    }
+    plane->kernel_format = 0;
     plane->region_base = 0;
     plane->region_size = 0;
     plane->entry_point = 0;

@@ -118,17 +118,34 @@ static void plane_x86_build_page_tables(const PlaneBootInfo *info,
                         page, BOOT_PT_PAGES * 0x1000);
 }
 
-/* Offsets in the Linux zero page (Documentation/arch/x86/zero-page.rst). */
+/*
+ * Offsets in the Linux zero page and setup header (Documentation/arch/
+ * x86/zero-page.rst and boot.rst); a bzImage starts with the same header.
+ */
 #define BP_EXT_CMD_LINE_PTR 0x0c8
 #define BP_E820_ENTRIES     0x1e8
+#define BP_HDR_START        0x1f1           /* setup_sects */
 #define BP_HDR_BOOT_FLAG    0x1fe
+#define BP_HDR_JUMP_END     0x201           /* header end - 0x202 */
 #define BP_HDR_HEADER       0x202
 #define BP_HDR_VERSION      0x206
 #define BP_HDR_LOADER       0x210
 #define BP_HDR_LOADFLAGS    0x211
 #define BP_HDR_CMD_LINE_PTR 0x228
+#define BP_HDR_KERNEL_ALIGN 0x230
+#define BP_HDR_RELOCATABLE  0x234
+#define BP_HDR_XLOADFLAGS   0x236
 #define BP_HDR_CMDLINE_SIZE 0x238
+#define BP_HDR_PREF_ADDRESS 0x258
+#define BP_HDR_INIT_SIZE    0x260
 #define BP_E820_TABLE       0x2d0
+#define BP_SIZE             0x1000
+
+#define HDR_MAGIC           0x53726448      /* "HdrS" */
+#define HDR_VERSION_MIN     0x020c          /* 2.12: xloadflags */
+#define XLF_KERNEL_64       0x1
+#define LOADED_HIGH         0x1
+#define BZ_ENTRY_64         0x200           /* past the protected-mode start */
 #define E820_ENTRY_SIZE     20
 #define E820_RAM            1
 #define E820_RESERVED       2
@@ -143,19 +160,103 @@ static void plane_x86_put_e820(uint8_t *bp, unsigned int n, uint64_t addr,
     stl_le_p(e + 16, type);
 }
 
+/*
+ * A bzImage that plane 0 copied whole to the region's start: its setup
+ * header, the end of the header in it, and where it starts.  Everything
+ * in it is the guest's: each value is checked before it is used.
+ */
+typedef struct PlaneBzImage {
+    uint8_t head[BP_SIZE];
+    unsigned int hdr_end;
+    hwaddr entry;
+} PlaneBzImage;
+
+static bool plane_x86_parse_bzimage(const PlaneBootInfo *info,
+                                    PlaneBzImage *bz, char **why)
+{
+    uint64_t top = info->region_base + info->region_size;
+    uint64_t limit = top - PLANE_BOOT_PAGETABLES;
+    unsigned int setup_sects;
+    uint32_t align, init_size;
+    uint64_t pm_start, decompress_at;
+
+    address_space_read(&address_space_memory, info->region_base,
+                       MEMTXATTRS_UNSPECIFIED, bz->head, BP_SIZE);
+    if (ldl_le_p(bz->head + BP_HDR_HEADER) != HDR_MAGIC ||
+        lduw_le_p(bz->head + BP_HDR_BOOT_FLAG) != 0xaa55) {
+        *why = g_strdup("no bzImage setup header at the region's start");
+        return false;
+    }
+    if (lduw_le_p(bz->head + BP_HDR_VERSION) < HDR_VERSION_MIN ||
+        !(lduw_le_p(bz->head + BP_HDR_XLOADFLAGS) & XLF_KERNEL_64)) {
+        *why = g_strdup_printf("boot protocol 0x%x without a 64-bit entry",
+                               lduw_le_p(bz->head + BP_HDR_VERSION));
+        return false;
+    }
+    align = ldl_le_p(bz->head + BP_HDR_KERNEL_ALIGN);
+    if (!bz->head[BP_HDR_RELOCATABLE] || !is_power_of_2(align)) {
+        *why = g_strdup_printf("kernel not relocatable or alignment 0x%x",
+                               align);
+        return false;
+    }
+    setup_sects = bz->head[BP_HDR_START] ? bz->head[BP_HDR_START] : 4;
+    pm_start = info->region_base + (setup_sects + 1) * 512ULL;
+    /* Where the kernel decompresses itself: see boot.rst, init_size */
+    init_size = ldl_le_p(bz->head + BP_HDR_INIT_SIZE);
+    decompress_at = MAX(ROUND_UP(pm_start, align),
+                        ldq_le_p(bz->head + BP_HDR_PREF_ADDRESS));
+    if (decompress_at < info->region_base || decompress_at > limit ||
+        init_size > limit - decompress_at) {
+        *why = g_strdup_printf("it decompresses to 0x%" PRIx64 "+0x%x, "
+                               "outside the region below its boot state "
+                               "(0x%" PRIx64 ")", decompress_at, init_size,
+                               limit);
+        return false;
+    }
+    bz->hdr_end = BP_HDR_HEADER + bz->head[BP_HDR_JUMP_END];
+    bz->entry = pm_start + BZ_ENTRY_64;
+    return true;
+}
+
+bool plane_x86_prepare_boot(PlaneBootInfo *info, char **why)
+{
+    PlaneBzImage *bz;
+
+    if (info->kernel_format != PLANE_KERNEL_BZIMAGE) {
+        return true;                /* RAW and ELF: the entry as given */
+    }
+    bz = g_new(PlaneBzImage, 1);
+    if (!plane_x86_parse_bzimage(info, bz, why)) {
+        g_free(bz);
+        return false;
+    }
+    info->entry_point = bz->entry;
+    g_free(bz);
+    return true;
+}
+
 /* The plane's view: its region is its RAM, minus the boot state on top. */
 static void plane_x86_build_boot_params(const PlaneBootInfo *info,
                                         hwaddr bp_gpa, hwaddr cmdline_gpa)
 {
     uint64_t top = info->region_base + info->region_size;
     uint64_t boot = top - PLANE_BOOT_PAGETABLES;
-    g_autofree uint8_t *bp = g_malloc0(0x1000);
+    g_autofree uint8_t *bp = g_malloc0(BP_SIZE);
+    g_autofree PlaneBzImage *bz = g_new(PlaneBzImage, 1);
+    g_autofree char *why = NULL;
 
-    stw_le_p(bp + BP_HDR_BOOT_FLAG, 0xaa55);
-    stl_le_p(bp + BP_HDR_HEADER, 0x53726448);           /* "HdrS" */
-    stw_le_p(bp + BP_HDR_VERSION, 0x020f);
+    if (info->kernel_format == PLANE_KERNEL_BZIMAGE &&
+        plane_x86_parse_bzimage(info, bz, &why)) {
+        /* The kernel's own header: kernel_alignment, init_size and all */
+        memcpy(bp + BP_HDR_START, bz->head + BP_HDR_START,
+               bz->hdr_end - BP_HDR_START);
+    } else {
+        stw_le_p(bp + BP_HDR_BOOT_FLAG, 0xaa55);
+        stl_le_p(bp + BP_HDR_HEADER, HDR_MAGIC);
+        stw_le_p(bp + BP_HDR_VERSION, 0x020f);
+    }
     bp[BP_HDR_LOADER] = 0xff;                           /* undefined loader */
-    bp[BP_HDR_LOADFLAGS] = 0x01;                        /* LOADED_HIGH */
+    bp[BP_HDR_LOADFLAGS] |= LOADED_HIGH;
     stl_le_p(bp + BP_HDR_CMD_LINE_PTR, (uint32_t)cmdline_gpa);
     stl_le_p(bp + BP_EXT_CMD_LINE_PTR, cmdline_gpa >> 32);
     stl_le_p(bp + BP_HDR_CMDLINE_SIZE, PLANE_CONFIG_CMDLINE_LEN - 1);
@@ -164,7 +265,7 @@ static void plane_x86_build_boot_params(const PlaneBootInfo *info,
     plane_x86_put_e820(bp, 1, boot, PLANE_BOOT_PAGETABLES, E820_RESERVED);
     bp[BP_E820_ENTRIES] = 2;
     address_space_write(&address_space_memory, bp_gpa, MEMTXATTRS_UNSPECIFIED,
-                        bp, 0x1000);
+                        bp, BP_SIZE);
 }
 
 void plane_x86_boot_vcpu(CPUState *cs, const PlaneBootInfo *info)
@@ -195,7 +296,9 @@ void plane_x86_boot_vcpu(CPUState *cs, const PlaneBootInfo *info)
                        MSR_EFER_NXE);
     cpu_x86_update_cr4(env, CR4_PAE_MASK);
     cpu_x86_update_cr3(env, pt);
-    cpu_x86_update_cr0(env, 0x80000035);
+    /* PG | WP | NE | ET | PE, as the planes kernel's VMM: no EM, no MP */
+    cpu_x86_update_cr0(env, CR0_PG_MASK | CR0_WP_MASK | CR0_NE_MASK |
+                            CR0_ET_MASK | CR0_PE_MASK);
     env->gdt.base = gdt;
     env->gdt.limit = sizeof(gdt_bytes) - 1;
     env->idt.base = 0;
@@ -214,13 +317,28 @@ void plane_x86_boot_vcpu(CPUState *cs, const PlaneBootInfo *info)
     tlb_flush(cs);
 }
 
-void plane_x86_enter_vtl_call(CPUState *cs, hwaddr request, hwaddr response)
+void plane_x86_enter_vtl_call(CPUState *cs, hwaddr calling_area)
+{
+    cpu_synchronize_state(cs);
+    cpu_env(cs)->regs[R_EAX] = calling_area;
+}
+
+#define PLANE_X86_ENTRY_RFLAGS (CC_C | CC_P | CC_A | CC_Z | CC_S | TF_MASK | \
+                                IF_MASK | DF_MASK | CC_O | IOPL_MASK | \
+                                NT_MASK | RF_MASK | AC_MASK | ID_MASK)
+
+void plane_x86_set_entry_regs(CPUState *cs, const PlaneEntryRegs *regs)
 {
     CPUX86State *env = cpu_env(cs);
 
     cpu_synchronize_state(cs);
-    env->regs[R_EAX] = request;
-    env->regs[R_EBX] = response;
+    env->eip = regs->rip;
+    env->regs[R_ESP] = regs->rsp;
+    env->regs[R_EAX] = regs->rax;
+    /* The plane's own flags, less the reserved bits and VM (long mode) */
+    env->eflags = (regs->rflags & PLANE_X86_ENTRY_RFLAGS) | 0x2;
+    cpu_x86_update_cr3(env, regs->cr3);
+    tlb_flush(cs);
 }
 
 void plane_x86_copy_parked_state(CPUState *dst, CPUState *src)

@@ -21,6 +21,13 @@
 void plane_x86_park(CPUX86State *env);
 
 /*
+ * TCG: @env shuts down (a triple fault).  True for a plane >= 1 state,
+ * which then stops alone (the caller halts it); false for plane 0, whose
+ * shutdown is the machine's.
+ */
+bool plane_x86_shutdown(CPUX86State *env);
+
+/*
  * TCG: narrow @prot by the memory attributes the vCPU's plane sees at
  * @paddr; a forbidden @access_type faults (#PF) unless @probe, in which
  * case it returns false.
@@ -33,9 +40,10 @@ bool plane_x86_filter_access(CPUState *cs, vaddr addr, hwaddr paddr,
 CPUState *plane_x86_vcpu_create(Object *parent, CPUState *plane0_cpu,
                                 unsigned int plane_id, Error **errp);
 hwaddr plane_x86_phys_addr_limit(CPUState *cpu);
+bool plane_x86_prepare_boot(PlaneBootInfo *info, char **why);
 void plane_x86_boot_vcpu(CPUState *cpu, const PlaneBootInfo *info);
-void plane_x86_enter_vtl_call(CPUState *cpu, hwaddr request,
-                              hwaddr response);
+void plane_x86_enter_vtl_call(CPUState *cpu, hwaddr calling_area);
+void plane_x86_set_entry_regs(CPUState *cpu, const PlaneEntryRegs *regs);
 void plane_x86_copy_parked_state(CPUState *dst, CPUState *src);
 
 /* Fresh plane RAM must stay clear of the PCI hole, APIC and firmware. */

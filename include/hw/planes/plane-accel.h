@@ -27,8 +27,18 @@ typedef struct PlaneBootInfo {
     hwaddr region_base;
     uint64_t region_size;
     hwaddr entry_point;
+    uint32_t kernel_format;     /* PLANE_KERNEL_* */
     const char *cmdline;        /* NUL-terminated, at most 511 characters */
 } PlaneBootInfo;
+
+/* PLANE_ENABLE_VCPU's register block, as the guest wrote it. */
+typedef struct PlaneEntryRegs {
+    uint64_t rip;
+    uint64_t rsp;
+    uint64_t cr3;
+    uint64_t rflags;
+    uint64_t rax;
+} PlaneEntryRegs;
 
 /*
  * A backend registers a class named PLANE_ACCEL_NAME("tcg") (etc.) for the
@@ -64,17 +74,32 @@ struct PlaneAccelClass {
     hwaddr (*phys_addr_limit)(CPUState *cpu);
 
     /*
+     * prepare_boot: check the kernel image @info names (a bzImage: its
+     * setup header at the region's start) and set @info->entry_point to
+     * where the plane starts.  The core checked the region, the format
+     * number and the guest's entry point.  Returns %false with a reason
+     * in *@why (for the guest error log) when the image cannot boot.
+     */
+    bool (*prepare_boot)(PlaneBootInfo *info, char **why);
+
+    /*
      * boot_vcpu: build the boot state of @info at the top of its region in
-     * guest memory and load @cpu's registers to enter it.  @info is valid:
-     * the core checked the region and entry point.
+     * guest memory and load @cpu's registers to enter it.  @info is the
+     * one prepare_boot accepted.
      */
     void (*boot_vcpu)(CPUState *cpu, const PlaneBootInfo *info);
 
     /* set_return: the value a switched-out vCPU's hypercall returns. */
     void (*set_return)(CPUState *cpu, uint64_t value);
 
-    /* enter_vtl_call: registers of a parked plane entered by a VTL call. */
-    void (*enter_vtl_call)(CPUState *cpu, hwaddr request, hwaddr response);
+    /*
+     * enter_vtl_call: a parked plane state resumes for a VTL call: its
+     * hypercall returns the calling area's address, nothing else changes.
+     */
+    void (*enter_vtl_call)(CPUState *cpu, hwaddr calling_area);
+
+    /* set_entry_regs: PLANE_ENABLE_VCPU's registers on top of a copy. */
+    void (*set_entry_regs)(CPUState *cpu, const PlaneEntryRegs *regs);
 
     /* copy_parked_state: @dst resumes where @src parked. */
     void (*copy_parked_state)(CPUState *dst, CPUState *src);

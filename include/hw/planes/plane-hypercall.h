@@ -40,13 +40,30 @@ typedef struct PlaneHypercall {
  */
 bool plane_hypercall(const PlaneHypercall *hc, uint64_t *ret);
 
+typedef enum PlaneParkResult {
+    PLANE_PARK_NONE,            /* an ordinary HLT: nothing to hand back */
+    PLANE_PARK_SWITCHED,        /* parked: leave the exec loop */
+    PLANE_PARK_RESUMED,         /* go on after the HLT: a call went in */
+} PlaneParkResult;
+
 /**
  * plane_park: @cpu, a plane >= 1 vCPU state, halted with interrupts off.
  *
- * Takes the BQL and hands the vCPU index back like a VTL return with
- * status 0.  Returns %false (and does nothing) when @cpu is not running a
- * plane switch, i.e. the HLT is an ordinary one.
+ * Takes the BQL and hands the vCPU index back like a VTL return.  A
+ * state that PLANE_ENABLE_VCPU just enabled parks for the first time
+ * with the call already waiting: it resumes at once with the calling
+ * area in its return register (PLANE_PARK_RESUMED).
  */
-bool plane_park(CPUState *cpu);
+PlaneParkResult plane_park(CPUState *cpu);
+
+/**
+ * plane_shutdown: @cpu shut down (on x86, a triple fault).
+ *
+ * Takes the BQL.  For a plane >= 1 state the plane stops alone, until
+ * system reset: the calls it serves and every later one return
+ * -KVM_EOPNOTSUPP, and the state stays off the CPU.  Returns %false for
+ * plane 0, whose shutdown is the machine's.
+ */
+bool plane_shutdown(CPUState *cpu);
 
 #endif

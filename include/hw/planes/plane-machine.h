@@ -10,12 +10,17 @@
 
 #include "qemu/units.h"
 #include "hw/boards.h"
+#include "qapi/qapi-types-planes.h"
 
-/* -machine planes=N,plane-ram-limit=SIZE,plane-switch-poll-ns=NS */
+/*
+ * -machine planes=N,plane-ram-limit=SIZE,plane-switch-poll-ns=NS,
+ *          plane-violation=stop|fault
+ */
 typedef struct MachinePlanesOptions {
     unsigned int planes;
     uint64_t ram_limit;
     uint64_t switch_poll_ns;
+    PlaneViolationPolicy violation_policy;
 } MachinePlanesOptions;
 
 #define PLANES_RAM_LIMIT_DEFAULT (4 * GiB)

@@ -24,7 +24,10 @@ typedef enum PlaneRegionPlacement {
 PlaneRegionPlacement plane_region_placement(PlaneSet *set, hwaddr base,
                                             uint64_t size);
 
-/* Whether [@gpa, @gpa + @size) lies entirely in guest RAM. */
+/*
+ * Whether [@gpa, @gpa + @size) lies entirely in guest RAM, or in the
+ * fresh RAM of plane regions.
+ */
 bool plane_range_in_ram(hwaddr gpa, uint64_t size);
 
 /**
@@ -62,6 +65,13 @@ void plane_region_remove_ram(Plane *plane);
 int plane_mem_attrs_set(PlaneSet *set, CPUState *caller, unsigned int target,
                         hwaddr start, uint64_t size, uint32_t attrs);
 
+/*
+ * Whether setting plane @target's denied accesses on [@start, @start +
+ * @size) to @deny denies at least what it denies there now (BQL held).
+ */
+bool plane_mem_attrs_only_restrict(unsigned int target, hwaddr start,
+                                   uint64_t size, uint32_t deny);
+
 /* Drop every attribute of every plane (system reset). */
 void plane_mem_attrs_clear(PlaneSet *set);
 
@@ -75,10 +85,14 @@ uint32_t plane_mem_attrs_lookup(unsigned int plane_id, hwaddr gpa);
 
 /**
  * plane_memory_violation: a vCPU of plane @cpu->plane_id made an access
- * that its attributes forbid: count it, trace it, tell management (the
- * event is rate-limited).  The backend makes the vCPU fault.
+ * that its attributes forbid: count it, trace it, tell management, and
+ * apply the machine's plane-violation policy.
+ *
+ * Returns: %true when the vCPU is to take a fault (policy 'fault');
+ * %false when the VM is stopping (policy 'stop'): the backend keeps the
+ * vCPU from going on without performing the access.
  */
-void plane_memory_violation(CPUState *cpu, hwaddr gpa,
+bool plane_memory_violation(CPUState *cpu, hwaddr gpa,
                             PlaneMemoryAccess access);
 
 /* Number of ranges and bytes used by @plane's attribute map. */

@@ -43,6 +43,13 @@ struct PlaneVCPU {
     Plane *plane;
     unsigned int cpu_index;
     CPUState *cpu;
+    /*
+     * PLANE_ENABLE_VCPU gave the plane a state of its own on this index
+     * (under the BQL); until the first VTL call has run it up to its
+     * park, it still holds the registers the plane enabled it with.
+     */
+    bool enabled;
+    bool enabled_fresh;
 };
 
 /*
@@ -65,6 +72,7 @@ struct Plane {
     uint64_t region_base;
     uint64_t region_size;
     uint64_t entry_point;
+    uint32_t kernel_format;     /* PLANE_KERNEL_*, as CONFIG accepted it */
     char *boot_cmdline;         /* ACTIVATE's cmdline for the boot state */
     /* Fresh RAM for a region outside guest RAM, NULL for a carved one. */
     MemoryRegion *region_ram;
@@ -72,6 +80,13 @@ struct Plane {
     PlaneVCPU **vcpus;
     /* Number of vCPU indexes this plane is current on (under the BQL). */
     unsigned int running_on;
+    /*
+     * A plane >= 1 is a uniprocessor unless it enables more states: its
+     * one shared state lives in the vCPU state of index @home, and is
+     * @busy while it runs there (under the BQL).
+     */
+    unsigned int home;
+    bool busy;
     /*
      * The attributes other planes' accesses see through this plane's
      * eyes: RCU-published by plane-memory.c under the BQL, read lock-free
@@ -95,6 +110,14 @@ struct Plane {
 typedef struct PlaneSwitchPoll {
     bool polling;
     int host_cpu;
+    /*
+     * Under the BQL: bumped whenever the core overwrites the state's
+     * registers (a plane's shared state moved in, PLANE_ENABLE_VCPU), and
+     * its value when the state was last switched out.  A state replaced
+     * meanwhile must not go on in the translated code it left.
+     */
+    unsigned int replaced;
+    unsigned int replaced_at_switch;
 } PlaneSwitchPoll;
 
 /* What a vCPU index has pending across a plane switch. */
@@ -102,22 +125,25 @@ typedef enum PlanePendingKind {
     PLANE_PENDING_NONE,
     PLANE_PENDING_ACTIVATE,     /* plane 1 boots; plane 0 waits in ACTIVATE */
     PLANE_PENDING_VTL_CALL,     /* plane 1 serves plane 0's VTL call */
+    PLANE_PENDING_WAITING,      /* plane 0's call waits for plane 1's state */
 } PlanePendingKind;
 
 typedef struct PlanePending {
     PlanePendingKind kind;
     unsigned int caller;        /* the plane waiting in its hypercall */
     unsigned int callee;
-    hwaddr response_gpa;
+    hwaddr calling_area;
+    /* A fresh enabled state runs to its park before the call goes in. */
+    bool call_after_park;
+    uint64_t wait_seq;          /* PLANE_PENDING_WAITING: arrival order */
 } PlanePending;
 
-/* The VTL call pages a vCPU index passed the checks with last. */
-typedef struct PlaneVtlPages {
+/* The calling area a vCPU index passed the checks with last. */
+typedef struct PlaneCallAreaCheck {
     bool valid;
     unsigned int gen;           /* plane_layout_gen() of the checks */
-    hwaddr request;
-    hwaddr response;
-} PlaneVtlPages;
+    hwaddr gpa;
+} PlaneCallAreaCheck;
 
 /*
  * PlaneSet: the machine's planes.  Its canonical path is /machine/plane-set;
@@ -139,7 +165,11 @@ struct PlaneSet {
     /* current_plane[i]: the plane that runs on vCPU index i (initially 0). */
     unsigned int *current_plane;
     PlanePending *pending;
-    PlaneVtlPages *vtl_pages_ok;
+    PlaneCallAreaCheck *call_area_ok;
+    uint64_t wait_seq;          /* last PlanePending::wait_seq handed out */
+    /* ACTIVATE boots the planes on this index; plane 0 waits there. */
+    bool activating;
+    unsigned int activate_index;
     /* CONFIG's array, as ACTIVATE must name it again. */
     bool configured;
     hwaddr config_gpa;
@@ -153,6 +183,9 @@ struct PlaneSet {
      */
     uint64_t switch_poll_ns;
     PlaneSwitchPoll *switch_poll;
+    /* -machine plane-violation; a stop requested and not yet reset */
+    PlaneViolationPolicy violation_policy;
+    bool violation_stopped;
     ResettableState reset_state;
 };
 
@@ -215,6 +248,12 @@ void plane_switch(PlaneSet *set, unsigned int cpu_index, unsigned int to);
  * sleep as without polling.
  */
 bool plane_poll_switch_in(CPUState *cpu);
+
+/**
+ * plane_note_state_replaced: the core overwrote the registers of @plane's
+ * vCPU state on @cpu_index (BQL held, the state switched out).
+ */
+void plane_note_state_replaced(Plane *plane, unsigned int cpu_index);
 
 /* Internal to hw/planes: creation and reset of planes and their vCPUs. */
 Plane *plane_create(PlaneSet *set, unsigned int id, Error **errp);

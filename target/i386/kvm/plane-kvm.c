@@ -253,9 +253,11 @@ static void plane_accel_kvm_class_init(ObjectClass *oc, void *data)
     pac->vcpu_create = plane_x86_vcpu_create;
     pac->outside_ram_min = PLANE_X86_OUTSIDE_RAM_MIN;
     pac->phys_addr_limit = plane_x86_phys_addr_limit;
+    pac->prepare_boot = plane_x86_prepare_boot;
     pac->boot_vcpu = plane_x86_boot_vcpu;
     pac->set_return = plane_kvm_set_return;
     pac->enter_vtl_call = plane_x86_enter_vtl_call;
+    pac->set_entry_regs = plane_x86_set_entry_regs;
     pac->copy_parked_state = plane_x86_copy_parked_state;
     pac->apply_mem_attrs = plane_kvm_apply_mem_attrs;
 }

@@ -23,6 +23,7 @@ typedef unsigned long size_t;
 #define HC_VTL_CALL         15
 #define HC_VTL_RETURN       16
 #define HC_SET_MEM_ATTRS    17
+#define HC_ENABLE_VCPU      18
 #define HC_UNKNOWN          12345
 
 #define KVM_ENOSYS          1000
@@ -33,9 +34,11 @@ typedef unsigned long size_t;
 #define KVM_EOPNOTSUPP      95
 #define KVM_EBUSY           16
 
-#define ATTR_NO_WRITE       (1u << 4)
-#define ATTR_NO_EXEC        (1u << 5)
-#define ATTR_NO_READ        (1u << 6)
+/* SET_MEM_ATTRS allow mask: what the plane below may do */
+#define ALLOW_R             1u
+#define ALLOW_W             2u
+#define ALLOW_X             4u
+#define ALLOW_ALL           7u
 
 struct vm_plane_config {
     u64 load_offset;
@@ -49,17 +52,23 @@ struct vm_plane_config {
 
 _Static_assert(sizeof(struct vm_plane_config) == 672, "vm_plane_config");
 
-struct vtl_request {
+/* The calling area of a VTL call: one page, its GPA in RBX [seed] */
+struct calling_area {
+    u8 call_pending;
+    u8 reserved[3];
     u32 call_id;
+    s32 status;
     u32 arg_size;
-    u8 payload[];
+    u32 resp_size;
+    u8 buffer[4076];
 } __attribute__((packed));
 
-struct vtl_response {
-    s32 status;
-    u32 resp_size;
-    u8 payload[];
-} __attribute__((packed));
+_Static_assert(sizeof(struct calling_area) == 4096, "calling_area");
+
+/* PLANE_ENABLE_VCPU's register block */
+struct enable_block {
+    u64 rip, rsp, cr3, rflags, rax;
+};
 
 /* Call ids [seed] */
 #define VTL_INIT            0x1
@@ -68,9 +77,13 @@ struct vtl_response {
 #define VTL_SEAL_KERNEL     0x101
 #define VTL_ECHO            0x7f00      /* test-only: status = arg */
 #define VTL_TEST_VTL_CALL   0x7f01      /* test-only: VTL_CALL from plane 1 */
-#define VTL_TEST_ATTRS      0x7f02      /* test-only: raw SET_MEM_ATTRS */
+#define VTL_TEST_HC         0x7f02      /* test-only: any hypercall, raw */
 #define VTL_TEST_SPIN       0x7f03      /* test-only: busy for a while */
 #define VTL_TEST_EXIT       0x7f04      /* test-only: isa-debug-exit from plane 1 */
+#define VTL_TEST_ENABLE     0x7f05      /* test-only: own state on an index */
+#define VTL_TEST_TRIPLE     0x7f06      /* test-only: plane 1 triple faults */
+#define VTL_TEST_ENABLE_RAW 0x7f07      /* test-only: HC 18, block as given */
+#define VTL_TEST_MAXPAR     0x7f08      /* test-only: most calls at once */
 
 static inline void outb(u16 port, u8 v)
 {

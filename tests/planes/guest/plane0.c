@@ -329,8 +329,36 @@ static void test_negative(const char *name)
     } else if (!strcmp(name, "array-outside-ram")) {
         result(name, hc(HC_CONFIG, arg_u64("array", 0x40000000), 2));
     } else if (!strcmp(name, "config-twice")) {
+        /* the same planes again, from another array: accepted */
         config(2);
+        cfg[2] = cfg[0];
+        cfg[3] = cfg[1];
+        result(name, hc(HC_CONFIG, (u64)&cfg[2], 2));
+    } else if (!strcmp(name, "config-different")) {
+        config(2);
+        cfg[1].memory_size *= 2;
         result(name, config(2));
+    } else if (!strcmp(name, "kernel-format")) {
+        cfg[1].kernel_format = arg_u64("format", 3);
+        result(name, config(2));
+    } else if (!strcmp(name, "array-in-region")) {
+        config(2);
+        result(name, hc(HC_CONFIG, cfg[1].load_offset, 2));
+    } else if (!strcmp(name, "activate-wrong-array")) {
+        config(2);
+        load_plane1();
+        result(name, hc(HC_ACTIVATE, (u64)cfg, 3));
+    } else if (!strcmp(name, "activate-twice")) {
+        config(2);
+        load_plane1();
+        activate(2);
+        result(name, activate(2));
+    } else if (!strcmp(name, "activate-bad-bzimage")) {
+        /* a BZIMAGE whose region holds no setup header */
+        cfg[1].kernel_format = 1;
+        config(2);
+        load_plane1();
+        result(name, activate(2));
     } else if (!strcmp(name, "activate-before-config")) {
         load_plane1();
         result(name, activate(2));
@@ -354,9 +382,11 @@ static void test_negative(const char *name)
         result(name, hc(HC_VTL_RETURN, 0, 0));
     } else if (!strcmp(name, "set-mem-attrs-plane0")) {
         result(name, hypercall(HC_SET_MEM_ATTRS, 0x1000000, 0x1000,
-                               ATTR_NO_WRITE, 0));
+                               ALLOW_R, 0));
+    } else if (!strcmp(name, "enable-vcpu-plane0")) {
+        result(name, hypercall(HC_ENABLE_VCPU, 1, 0x1000000, 0, 0));
     } else if (!strcmp(name, "vtl-call-before-activate")) {
-        result(name, hc(HC_VTL_CALL, 0x3000000, 0x3001000));
+        result(name, hc(HC_VTL_CALL, 0x3000000, 0));
     } else if (!strcmp(name, "unknown")) {
         result(name, hc(HC_UNKNOWN, 1, 2));
     } else {
@@ -371,31 +401,47 @@ static void test_negative(const char *name)
 #define AP_TRAMPOLINE 0x8000
 #define LAPIC 0xfee00000UL
 
-struct vtl_pages {
-    u8 request[4096];
-    u8 response[4096];
-} __attribute__((aligned(4096)));
-
-static struct vtl_pages vtl[2];
+static struct calling_area ca_pages[2] __attribute__((aligned(4096)));
+#define CA0 (&ca_pages[0])
+#define CA1 (&ca_pages[1])
 u64 ap_stack_top;
-static volatile int ap_started, ap_done, ap_go, ap_probe;
+static volatile int ap_started, ap_done, ap_go, ap_probe, ap_activate;
+/* vCPU 0 starts a round on vCPU 1: its mode, then a new sequence number */
+static volatile int ap_mode, ap_seq;
 static volatile u64 ap_refused_before, ap_refused_busy, ap_other, ap_echo;
 static volatile u64 ap_errors, ap_calls;
 
-static s64 vtl_call(struct vtl_pages *p, u32 call_id, const void *arg,
+/* A VTL call as the seed's plane-0 kernel makes it; RAX is transport. */
+static s64 vtl_call(struct calling_area *ca, u32 call_id, const void *arg,
                     u32 arg_size)
 {
-    struct vtl_request *req = (void *)p->request;
+    s64 r;
 
-    req->call_id = call_id;
-    req->arg_size = arg_size;
-    memcpy(req->payload, arg, arg_size);
-    return hc(HC_VTL_CALL, (u64)p->request, (u64)p->response);
+    ca->call_id = call_id;
+    ca->arg_size = arg_size;
+    memcpy(ca->buffer, arg, arg_size);
+    ca->call_pending = 1;
+    /* RCX..RSI hold garbage: the VMM must read RBX only */
+    r = hypercall(HC_VTL_CALL, (u64)ca, 0xdead0000beef0000UL,
+                  0x1234567, 0x7654321);
+    ca->call_pending = 0;
+    return r;
 }
 
-static s32 vtl_status(struct vtl_pages *p)
+static s32 vtl_status(struct calling_area *ca)
 {
-    return ((struct vtl_response *)p->response)->status;
+    return ca->status;
+}
+
+/* A raw hypercall made by plane 1 on request: its result, or -9999. */
+static s64 plane1_hc(u64 nr, u64 a0, u64 a1, u64 a2, u64 a3)
+{
+    u64 a[5] = { nr, a0, a1, a2, a3 };
+
+    if (vtl_call(CA0, VTL_TEST_HC, a, sizeof(a)) != 0) {
+        return -9999;
+    }
+    return vtl_status(CA0);
 }
 
 static u64 rdtsc(void)
@@ -407,18 +453,28 @@ static u64 rdtsc(void)
 }
 
 /* One ECHO call with a unique value: transport ok and our own answer. */
-static int echo_ok(struct vtl_pages *p, u32 value)
+static int echo_ok(struct calling_area *ca, u32 value)
 {
-    struct vtl_response *resp = (void *)p->response;
+    u64 rbx_before = 0x5555aaaa5555aaaaUL, rbx_after;
+    s64 r;
 
-    resp->status = 0;
-    *(u32 *)resp->payload = ~value;
-    return vtl_call(p, VTL_ECHO, &value, 4) == 0 &&
-           resp->status == (s32)value && resp->resp_size == 4 &&
-           *(u32 *)resp->payload == value;
+    ca->status = 0;
+    ca->resp_size = 0;
+    ca->call_id = VTL_ECHO;
+    ca->arg_size = 4;
+    *(u32 *)ca->buffer = value;
+    ca->call_pending = 1;
+    /* plane 0's registers other than RAX come back unchanged */
+    __asm__ volatile("vmcall"
+                     : "=a"(r), "=b"(rbx_after)
+                     : "a"((u64)HC_VTL_CALL), "b"((u64)ca), "c"(rbx_before)
+                     : "rdx", "rsi", "memory");
+    ca->call_pending = 0;
+    return r == 0 && rbx_after == (u64)ca && ca->status == (s32)value &&
+           ca->resp_size == 4 && *(u32 *)ca->buffer == value;
 }
 
-static u64 echo_loop(struct vtl_pages *p, u32 tag, u64 n)
+static u64 echo_loop(struct calling_area *p, u32 tag, u64 n)
 {
     u64 errors = 0;
 
@@ -428,6 +484,8 @@ static u64 echo_loop(struct vtl_pages *p, u32 tag, u64 n)
     return errors;
 }
 
+static void vbs_boot(void);
+
 void ap_main(void)
 {
     struct { u16 limit; u64 base; } __attribute__((packed)) idtr = {
@@ -436,13 +494,25 @@ void ap_main(void)
 
     __asm__ volatile("lidt %0" : : "m"(idtr));
     ap_started = 1;
+    if (ap_activate) {
+        /* CONFIG and ACTIVATE from vCPU 1: plane 1 boots there */
+        while (!ap_go) {
+            __asm__ volatile("pause");
+        }
+        vbs_boot();
+        ap_echo = echo_ok(CA1, 0x1234);
+        ap_done = 1;
+        for (;;) {
+            __asm__ volatile("cli; hlt");
+        }
+    }
     if (ap_probe) {
         /* VTL calls from vCPU 1 while vCPU 0 configures and activates */
         for (;;) {
-            s64 r = vtl_call(&vtl[1], VTL_ECHO, "\x07\0\0\0", 4);
+            s64 r = vtl_call(CA1, VTL_ECHO, "\x07\0\0\0", 4);
 
             if (r == 0) {
-                ap_echo = vtl_status(&vtl[1]);
+                ap_echo = vtl_status(CA1);
                 break;
             }
             if (r == -KVM_EOPNOTSUPP && !ap_refused_busy) {
@@ -455,13 +525,19 @@ void ap_main(void)
         }
         ap_done = 1;
     }
-    while (!ap_go) {
-        __asm__ volatile("pause");
-    }
-    ap_errors = echo_loop(&vtl[1], 0x55, ap_calls);
-    ap_done = 1;
-    for (;;) {
-        __asm__ volatile("cli; hlt");
+    /* rounds: mode 1 runs an ECHO loop, 2 one long SPIN call */
+    for (int seen = 0;; seen = ap_seq) {
+        u64 spin = 3000000;
+
+        while (ap_seq == seen) {
+            __asm__ volatile("pause");
+        }
+        if (ap_mode == 2) {
+            ap_errors = vtl_call(CA1, VTL_TEST_SPIN, &spin, 8) != 0;
+        } else {
+            ap_errors = echo_loop(CA1, 0x55, ap_calls);
+        }
+        ap_done = 1;
     }
 }
 
@@ -509,8 +585,9 @@ static void vbs_boot(void)
     }
 }
 
-/* A 4 KiB page of "kernel text" that plane 1 seals, and a data page. */
+/* Pages of "kernel text" and "rodata" that plane 1 seals, and a data page. */
 static u8 ktext[4096] __attribute__((aligned(4096), section(".data")));
+static u8 krodata[4096] __attribute__((aligned(4096), section(".data")));
 static u8 kdata[4096] __attribute__((aligned(4096)));
 
 static void protect_args(u64 *a, u64 pfn, u64 nr, u32 perms)
@@ -520,10 +597,54 @@ static void protect_args(u64 *a, u64 pfn, u64 nr, u32 perms)
     a[2] = perms;
 }
 
+/* Runs round @mode (see ap_main) on vCPU 1 beside @fn on vCPU 0. */
+static u64 ap_round(int mode, u64 (*fn)(void))
+{
+    u64 errors;
+
+    ap_done = 0;
+    ap_mode = mode;
+    ap_seq++;
+    errors = fn();
+    while (!ap_done) {
+        __asm__ volatile("pause");
+    }
+    return errors;
+}
+
+static u64 echo_round0(void)
+{
+    return echo_loop(CA0, 0xaa, ap_calls);
+}
+
+static u64 spin_call0(void)
+{
+    u64 spin = 3000000;
+
+    return vtl_call(CA0, VTL_TEST_SPIN, &spin, 8) != 0;
+}
+
+/*
+ * Both vCPUs call at once: each call gets its own answer; then one long
+ * call from each at once, and how many plane 1 had in hand at a time.
+ */
+static void parallel_round(const char *name)
+{
+    u64 errors = ap_round(1, echo_round0);
+
+    printf("RESULT %s calls=%u errors0=%u errors1=%u\n", name, ap_calls,
+           errors, ap_errors);
+    vtl_call(CA0, VTL_TEST_MAXPAR, NULL, 0);
+    errors = ap_round(2, spin_call0);
+    vtl_call(CA0, VTL_TEST_MAXPAR, NULL, 0);
+    printf("RESULT %s-spin errors=%u max-in-plane1=%d\n", name,
+           errors + ap_errors, (s64)vtl_status(CA0));
+}
+
 static void test_vbs(void)
 {
     u8 before[64], v;
-    u64 args[4] = { 0 };
+    u64 args[5] = { 0 };
     s64 r, trap;
     int (*fn)(void) = (void *)ktext;
 
@@ -534,34 +655,46 @@ static void test_vbs(void)
     puts("P0: vCPU 1 is up\n");
     vbs_boot();
 
-    r = vtl_call(&vtl[0], VTL_INIT, NULL, 0);
-    printf("RESULT init rax=%d status=%d\n", r, (s64)vtl_status(&vtl[0]));
+    r = vtl_call(CA0, VTL_INIT, NULL, 0);
+    printf("RESULT init rax=%d status=%d\n", r, (s64)vtl_status(CA0));
+    printf("RESULT config-after-activate rax=%d\n", config(2));
 
     /* "kernel text": mov $42, %eax; ret -- runs, then plane 1 seals it */
     ktext[0] = 0xb8;
     ktext[1] = 42;
     ktext[2] = ktext[3] = ktext[4] = 0;
     ktext[5] = 0xc3;
+    krodata[0] = 0x5a;
     printf("P0: kernel text returns %d before the seal\n", (s64)fn());
     memcpy(before, ktext, sizeof(before));
-    args[0] = (u64)ktext >> 12;
-    args[1] = 1;
-    r = vtl_call(&vtl[0], VTL_SEAL_KERNEL, args, 16);
-    printf("RESULT seal rax=%d status=%d\n", r, (s64)vtl_status(&vtl[0]));
+    args[0] = (u64)ktext;
+    args[1] = 4096;
+    args[2] = (u64)krodata;
+    args[3] = 4096;
+    __asm__ volatile("mov %%cr3, %0" : "=r"(args[4]));
+    r = vtl_call(CA0, VTL_SEAL_KERNEL, args, 40);
+    printf("RESULT seal rax=%d status=%d\n", r, (s64)vtl_status(CA0));
     trap = try_write8((u64)ktext, 0xcc) - 1;
     printf("RESULT sealed-write trap=%d error=0x%x cr2=0x%x\n", trap,
            last_error, last_cr2);
     printf("RESULT sealed-unchanged %d\n",
            (s64)(memcmp(before, ktext, sizeof(before)) == 0));
     printf("RESULT sealed-exec returns=%d\n", (s64)fn());
+    trap = try_write8((u64)krodata, 0xcc) - 1;
+    v = 0;
+    r = try_read8((u64)krodata, &v) - 1;
+    printf("RESULT rodata-write trap=%d read=%d value=0x%x\n", trap, r,
+           (u64)v);
+    trap = try_exec((u64)krodata) - 1;
+    printf("RESULT rodata-exec trap=%d error=0x%x\n", trap, last_error);
 
     /* a data page: executable first (so its code is translated), then NX */
     kdata[0] = 0xc3;
     trap = try_exec((u64)kdata) - 1;
     printf("P0: data page runs before NO_EXEC: trap=%d\n", trap);
-    protect_args(args, (u64)kdata >> 12, 1, 1 | 2);
-    r = vtl_call(&vtl[0], VTL_PROTECT_MEMORY, args, 20);
-    printf("RESULT protect rax=%d status=%d\n", r, (s64)vtl_status(&vtl[0]));
+    protect_args(args, (u64)kdata >> 12, 1, ALLOW_R | ALLOW_W);
+    r = vtl_call(CA0, VTL_PROTECT_MEMORY, args, 20);
+    printf("RESULT protect rax=%d status=%d\n", r, (s64)vtl_status(CA0));
     trap = try_exec((u64)kdata) - 1;
     printf("RESULT noexec-exec trap=%d error=0x%x cr2=0x%x\n", trap,
            last_error, last_cr2);
@@ -569,53 +702,62 @@ static void test_vbs(void)
     printf("RESULT noexec-write trap=%d\n", trap);
     trap = try_read8((u64)kdata + 1, &v) - 1;
     printf("RESULT noexec-read trap=%d value=0x%x\n", trap, (u64)v);
+    /* 7 lifts what plane 1 set: the page runs again */
+    printf("RESULT lift rax=%d\n",
+           plane1_hc(HC_SET_MEM_ATTRS, (u64)kdata, 4096, ALLOW_ALL, 0));
+    printf("RESULT lifted-exec trap=%d\n", (s64)try_exec((u64)kdata) - 1);
 
     /* misuse, each answered and the planes still fine */
     printf("RESULT call-outside-ram rax=%d\n",
-           hc(HC_VTL_CALL, 0x40000000, (u64)vtl[0].response));
+           hc(HC_VTL_CALL, 0x40000000, 0));
     printf("RESULT call-unaligned rax=%d\n",
-           hc(HC_VTL_CALL, (u64)vtl[0].request + 8, (u64)vtl[0].response));
-    printf("RESULT call-same-page rax=%d\n",
-           hc(HC_VTL_CALL, (u64)vtl[0].request, (u64)vtl[0].request));
+           hc(HC_VTL_CALL, (u64)CA0 + 8, 0));
     printf("RESULT call-in-region rax=%d\n",
-           hc(HC_VTL_CALL, cfg[1].load_offset + 0x100000,
-              (u64)vtl[0].response));
-    r = vtl_call(&vtl[0], VTL_TEST_VTL_CALL, NULL, 0);
-    printf("RESULT call-from-plane1 rax=%d status=%d\n", r,
-           (s64)vtl_status(&vtl[0]));
+           hc(HC_VTL_CALL, cfg[1].load_offset + 0x100000, 0));
+    printf("RESULT call-from-plane1 rax=%d\n",
+           plane1_hc(HC_VTL_CALL, (u64)CA1, 0, 0, 0));
     {
-        static const struct { const char *name; u64 a[4]; } attrs[] = {
-            { "attrs-target-self", { 0x1000000, 0x1000, ATTR_NO_WRITE, 1 } },
-            { "attrs-target-past", { 0x1000000, 0x1000, ATTR_NO_WRITE, 2 } },
-            { "attrs-unknown-bits", { 0x1000000, 0x1000, 1u << 3, 0 } },
-            { "attrs-unaligned", { 0x1000800, 0x1000, ATTR_NO_WRITE, 0 } },
-            { "attrs-empty", { 0x1000000, 0, ATTR_NO_WRITE, 0 } },
-            { "attrs-outside-ram", { 0x40000000, 0x1000, ATTR_NO_WRITE, 0 } },
-            { "attrs-region", { 0x4000000, 0x1000, 0, 0 } },
+        u64 base = cfg[1].load_offset, size = cfg[1].memory_size;
+        const struct { const char *name; u64 a[5]; } hcs[] = {
+            { "attrs-unknown-bits", { HC_SET_MEM_ATTRS, 0x1000000, 0x1000, 8 } },
+            { "attrs-unaligned", { HC_SET_MEM_ATTRS, 0x1000800, 0x1000, 1 } },
+            { "attrs-empty", { HC_SET_MEM_ATTRS, 0x1000000, 0, 1 } },
+            { "attrs-wrap", { HC_SET_MEM_ATTRS, -0x1000UL, 0x2000, 1 } },
+            { "attrs-outside-ram", { HC_SET_MEM_ATTRS, 0x40000000, 0x1000, 1 } },
+            { "attrs-own-region-hide", { HC_SET_MEM_ATTRS, base, size, 0 } },
+            { "attrs-garbage-a3", { HC_SET_MEM_ATTRS, 0x1000000, 0x1000, 7,
+                                    0xdeadbeef } },
+            { "enable-index-too-big", { HC_ENABLE_VCPU, 2, base + 0x1000 } },
+            { "enable-home", { HC_ENABLE_VCPU, 0, base + 0x1000 } },
+            { "enable-block-outside", { HC_ENABLE_VCPU, 1, 0x1000000 } },
+            { "enable-block-unaligned", { HC_ENABLE_VCPU, 1, base + 0x1004 } },
+            { "enable-block-past-end", { HC_ENABLE_VCPU, 1, base + size - 8 } },
         };
 
-        for (unsigned i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
-            r = vtl_call(&vtl[0], VTL_TEST_ATTRS, attrs[i].a, 32);
-            printf("RESULT %s rax=%d status=%d\n", attrs[i].name, r,
-                   (s64)vtl_status(&vtl[0]));
+        for (unsigned i = 0; i < sizeof(hcs) / sizeof(hcs[0]); i++) {
+            r = plane1_hc(hcs[i].a[0], hcs[i].a[1], hcs[i].a[2], hcs[i].a[3],
+                          hcs[i].a[4]);
+            printf("RESULT %s status=%d\n", hcs[i].name, r);
         }
     }
-    r = vtl_call(&vtl[0], 0x999, NULL, 0);
+    r = vtl_call(CA0, 0x999, NULL, 0);
     printf("RESULT unknown-call rax=%d status=%d\n", r,
-           (s64)vtl_status(&vtl[0]));
+           (s64)vtl_status(CA0));
 
-    /* both vCPUs at once, every call must get its own answer */
+    /* both vCPUs at once on plane 1's one state: served one at a time */
     ap_calls = arg_u64("calls", 1000);
-    ap_go = 1;
+    parallel_round("serialized");
+    /* then with a plane-1 state of its own on vCPU 1 */
     {
-        u64 errors = echo_loop(&vtl[0], 0xaa, ap_calls);
+        u64 index = 1;
 
-        while (!ap_done) {
-            __asm__ volatile("pause");
-        }
-        printf("RESULT parallel calls=%u errors0=%u errors1=%u\n", ap_calls,
-               errors, ap_errors);
+        r = vtl_call(CA0, VTL_TEST_ENABLE, &index, 8);
+        printf("RESULT enable rax=%d status=%d\n", r, (s64)vtl_status(CA0));
+        r = vtl_call(CA0, VTL_TEST_ENABLE, &index, 8);
+        printf("RESULT enable-again rax=%d status=%d\n", r,
+               (s64)vtl_status(CA0));
     }
+    parallel_round("parallel");
 
     /* round trip of a VTL call next to a null hypercall, same run */
     {
@@ -626,12 +768,40 @@ static void test_vbs(void)
             hc(HC_UNKNOWN, 0, 0);
         }
         t1 = rdtsc();
-        echo_loop(&vtl[0], 0x11, n);
+        echo_loop(CA0, 0x11, n);
         t2 = rdtsc();
         printf("BENCH calls=%u null_cycles=%u vtl_cycles=%u "
                "ratio_x100=%u\n", n, (t1 - t0) / n, (t2 - t1) / n,
                (t2 - t1) * 100 / (t1 - t0 ? t1 - t0 : 1));
     }
+}
+
+/* ACTIVATE from vCPU 1: plane 1 boots there, and serves vCPU 0 too. */
+static void test_activate_ap(void)
+{
+    ap_activate = 1;
+    if (!start_ap()) {
+        guest_exit(EXIT_FAIL);
+    }
+    ap_go = 1;
+    while (!ap_done) {
+        __asm__ volatile("pause");
+    }
+    printf("RESULT activate-ap echo1=%d echo0=%d\n", (s64)ap_echo,
+           (s64)echo_ok(CA0, 0x4321));
+}
+
+/*
+ * Plane 1 triple faults during a call: the call returns -EOPNOTSUPP,
+ * plane 1 is stopped, later calls too, and plane 0 runs on.
+ */
+static void test_plane1_crash(void)
+{
+    vbs_boot();
+    printf("RESULT crash-call rax=%d\n", vtl_call(CA0, VTL_TEST_TRIPLE,
+                                                  NULL, 0));
+    printf("RESULT crash-after rax=%d\n", vtl_call(CA0, VTL_ECHO, "\1\0\0\0",
+                                                   4));
 }
 
 /* vCPU 1 calls while plane 1 boots on vCPU 0: -EBUSY, then served. */
@@ -660,7 +830,7 @@ static void lapic_write(u32 reg, u32 v);
 static void test_irq(void)
 {
     u64 spin = arg_u64("spin", 2000000);
-    u64 *t = (u64 *)((struct vtl_response *)vtl[0].response)->payload;
+    u64 *t = (u64 *)CA0->buffer;
     s64 r = -1;
     int attempt;
 
@@ -673,7 +843,7 @@ static void test_irq(void)
         irq_count = 0;
         __asm__ volatile("sti");
         lapic_write(0x380, 1000000);            /* 1 ms: during the call */
-        r = vtl_call(&vtl[0], VTL_TEST_SPIN, &spin, 8);
+        r = vtl_call(CA0, VTL_TEST_SPIN, &spin, 8);
         for (int i = 0; i < 100000 && !irq_count; i++) {
             __asm__ volatile("pause");
         }
@@ -708,37 +878,36 @@ static u32 fuzz_rand(u64 *state)
 static int fuzz_check_page(u64 page)
 {
     u64 addr = (u64)fuzz_buf + page * 4096;
-    u8 attrs = fuzz_ref[page], v = 0;
+    u8 allow = fuzz_ref[page], v = 0;
     int read_ok = try_read8(addr + 1, &v) == 0;
     int write_ok = try_write8(addr + 2, 0x5a) == 0;
     int exec_ok = try_exec(addr) == 0;
 
-    return read_ok != !(attrs & ATTR_NO_READ) ||
-           write_ok != !(attrs & ATTR_NO_WRITE) ||
-           exec_ok != !(attrs & ATTR_NO_EXEC);
+    return read_ok != !!(allow & ALLOW_R) ||
+           write_ok != !!(allow & ALLOW_W) ||
+           exec_ok != !!(allow & ALLOW_X);
 }
 
 static void test_attrs_fuzz(void)
 {
     static const u8 choices[] = {
-        0, ATTR_NO_WRITE, ATTR_NO_EXEC, ATTR_NO_WRITE | ATTR_NO_EXEC,
-        ATTR_NO_READ | ATTR_NO_WRITE | ATTR_NO_EXEC,
+        ALLOW_ALL, ALLOW_R | ALLOW_X, ALLOW_R | ALLOW_W, ALLOW_R, 0,
     };
     u64 seed = arg_u64("seed", 1), ops = arg_u64("ops", 200);
     u64 mismatches = 0, refused = 0, ranges = 0;
 
     for (u64 p = 0; p < FUZZ_PAGES; p++) {
         fuzz_buf[p * 4096] = 0xc3;              /* ret */
+        fuzz_ref[p] = ALLOW_ALL;
     }
     vbs_boot();
     for (u64 i = 0; i < ops; i++) {
         u64 start = fuzz_rand(&seed) % FUZZ_PAGES;
         u64 n = 1 + fuzz_rand(&seed) % (FUZZ_PAGES - start);
         u8 attrs = choices[fuzz_rand(&seed) % sizeof(choices)];
-        u64 a[4] = { (u64)fuzz_buf + start * 4096, n * 4096, attrs, 0 };
 
-        if (vtl_call(&vtl[0], VTL_TEST_ATTRS, a, 32) != 0 ||
-            vtl_status(&vtl[0]) != 0) {
+        if (plane1_hc(HC_SET_MEM_ATTRS, (u64)fuzz_buf + start * 4096,
+                      n * 4096, attrs, 0) != 0) {
             refused++;
             continue;
         }
@@ -752,7 +921,8 @@ static void test_attrs_fuzz(void)
     }
     for (u64 p = 0; p < FUZZ_PAGES; p++) {
         mismatches += fuzz_check_page(p);
-        ranges += fuzz_ref[p] && (p == 0 || fuzz_ref[p] != fuzz_ref[p - 1]);
+        ranges += fuzz_ref[p] != ALLOW_ALL &&
+                  (p == 0 || fuzz_ref[p] != fuzz_ref[p - 1]);
     }
     printf("RESULT attrs-fuzz ops=%u refused=%u mismatches=%u ranges=%u\n",
            ops, refused, mismatches, ranges);
@@ -794,8 +964,9 @@ static void bench_vtl(void)
         }
         ap_calls = n;
         t0 = rdtsc();
-        ap_go = 1;
-        ap_errors += echo_loop(&vtl[0], 0x22, n);
+        ap_mode = 1;
+        ap_seq++;
+        ap_errors += echo_loop(CA0, 0x22, n);
         while (!ap_done) {
             __asm__ volatile("pause");
         }
@@ -812,7 +983,7 @@ static void bench_vtl(void)
     }
     for (u64 i = 0; i < n; i++) {
         t0 = rdtsc();
-        if (!echo_ok(&vtl[0], (u32)i)) {
+        if (!echo_ok(CA0, (u32)i)) {
             guest_exit(EXIT_FAIL);
         }
         t1 = rdtsc();
@@ -838,18 +1009,15 @@ static void bench_vtl(void)
 static void test_relayout(void)
 {
     volatile u64 *mark = (volatile u64 *)RELAYOUT_MARK;
-    struct vtl_request *req = (void *)RELAYOUT_REQUEST;
+    struct calling_area *ca = (void *)RELAYOUT_REQUEST;
     s64 r;
 
     if (*mark != RELAYOUT_MAGIC) {
         *mark = RELAYOUT_MAGIC;
         vbs_boot();
-        req->call_id = VTL_ECHO;
-        req->arg_size = 4;
-        *(u32 *)req->payload = 7;
-        r = hc(HC_VTL_CALL, RELAYOUT_REQUEST, RELAYOUT_REQUEST + 4096);
+        r = vtl_call(ca, VTL_ECHO, "\7\0\0\0", 4);
         printf("RESULT relayout-first rax=%d status=%d\n", r,
-               (s64)((struct vtl_response *)(RELAYOUT_REQUEST + 4096))->status);
+               (s64)ca->status);
         puts("P0: resetting\n");
         outb(0xcf9, 0x06);          /* ICH9 reset control: hard reset */
         guest_exit(EXIT_FAIL);
@@ -865,7 +1033,7 @@ static void test_relayout(void)
         guest_exit(EXIT_FAIL);
     }
     /* the pages now lie in plane 1's (sealed) region: no write, just call */
-    r = hc(HC_VTL_CALL, RELAYOUT_REQUEST, RELAYOUT_REQUEST + 4096);
+    r = hc(HC_VTL_CALL, RELAYOUT_REQUEST, 0);
     printf("RESULT relayout-second rax=%d\n", r);
 }
 
@@ -912,7 +1080,7 @@ void main(u32 start_info)
         u32 code = EXIT_PASS;
 
         vbs_boot();
-        vtl_call(&vtl[0], VTL_TEST_EXIT, &code, 4);
+        vtl_call(CA0, VTL_TEST_EXIT, &code, 4);
         puts("P0: still here after plane 1 ended the VM\n");
         guest_exit(EXIT_FAIL);
     } else if (!strncmp(test, "attrs-fuzz", 10)) {
@@ -928,6 +1096,10 @@ void main(u32 start_info)
         puts("P0: hello from plane 0, no hypercalls\n");
     } else if (!strncmp(test, "vbs", 3)) {
         test_vbs();
+    } else if (!strncmp(test, "activate-ap", 11)) {
+        test_activate_ap();
+    } else if (!strncmp(test, "plane1-crash", 12)) {
+        test_plane1_crash();
     } else if (!strncmp(test, "busy", 4)) {
         test_busy();
     } else if (!strncmp(test, "irq", 3)) {

@@ -5,8 +5,10 @@
  * 0 copies it anywhere into plane 1's region and ACTIVATE enters it at its
  * first byte, in 64-bit mode with %rsi = boot_params and %rsp = region top.
  *
- * Every vCPU index resumes plane 1 from the same VTL_RETURN, so nothing
- * may live on the stack across it: the loop picks a stack by APIC ID.
+ * Plane 1's shared state moves to whichever vCPU index calls, and states
+ * that PLANE_ENABLE_VCPU enables run beside it, all from the same
+ * VTL_RETURN: nothing may live on the stack across it, the loop picks a
+ * stack by APIC ID.
  */
 
 #define HC_VTL_RETURN   16
@@ -37,10 +39,9 @@ park_loop_start:
         xor     %ebx, %ebx              /* status of the boot: 0 */
 park_loop:
         mov     $HC_VTL_RETURN, %eax
-        vmcall                          /* resumes with rax = req, rbx = resp */
+        vmcall                          /* resumes with rax = calling area */
 resumed:
         mov     %rax, %r12
-        mov     %rbx, %r13
         mov     $1, %eax
         cpuid
         shr     $24, %ebx               /* initial APIC ID */
@@ -50,10 +51,14 @@ resumed:
         lea     stacks(%rip), %rsp
         add     %rbx, %rsp
         mov     %r12, %rdi
-        mov     %r13, %rsi
         call    p1_handle
-        movslq  %eax, %rbx
+        movslq  %eax, %rbx              /* HC 16's status, for tracing */
         jmp     park_loop
+
+        /* PLANE_ENABLE_VCPU's entry: park first, then serve like the rest */
+        .globl  enabled_entry
+enabled_entry:
+        jmp     park_loop_start
 
         .section .bss
         .p2align 4

@@ -1,9 +1,10 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
- * Plane-1 secure monitor: reports its boot state, then serves VTL calls.
- * Only what the VMM can see is implemented: memory protection through
- * SET_MEM_ATTRS; other seed call ids answer -EOPNOTSUPP.
+ * Plane-1 secure monitor: reports its boot state, hides its region, then
+ * serves VTL calls through the calling area plane 0 passes.  Only what
+ * the VMM can see is implemented: memory protection through SET_MEM_ATTRS;
+ * other seed call ids answer -EOPNOTSUPP.
  */
 
 #include "guest.h"
@@ -13,7 +14,7 @@
 #define BP_HDR_CMD_LINE_PTR 0x228
 #define BP_E820_TABLE       0x2d0
 
-static u64 region_base;
+static u64 region_base, region_size;
 
 static u64 rdtsc(void)
 {
@@ -59,7 +60,11 @@ int p1_boot(const u8 *bp)
         if (i == 0) {
             region_base = addr;
         }
+        region_size = addr + size - region_base;
     }
+    /* As the seed's secure kernel: hide its own region from plane 0 */
+    printf("P1: hide own region rax=%d\n",
+           hypercall(HC_SET_MEM_ATTRS, region_base, region_size, 0, 0));
     /* bootspin=N: a slow boot, for tests of calls made meanwhile */
     if (cmdline_arg(cmdline, "bootspin")) {
         for (u64 i = parse_u64(cmdline_arg(cmdline, "bootspin")); i; i--) {
@@ -75,77 +80,118 @@ int p1_boot(const u8 *bp)
     return 0;
 }
 
-static s64 set_mem_attrs(u64 gpa, u64 size, u64 attrs, u64 plane)
+static s64 set_mem_attrs(u64 gpa, u64 size, u64 allow)
 {
-    return hypercall(HC_SET_MEM_ATTRS, gpa, size, attrs, plane);
+    return hypercall(HC_SET_MEM_ATTRS, gpa, size, allow, 0);
 }
 
-/* PROTECT_MEMORY perms R=1 W=2 X=4 as plane-0 attributes. */
-static u32 perms_to_attrs(u32 perms)
-{
-    u32 attrs = 0;
+extern char enabled_entry[], stacks[];
 
-    attrs |= perms & 1 ? 0 : ATTR_NO_READ;
-    attrs |= perms & 2 ? 0 : ATTR_NO_WRITE;
-    attrs |= perms & 4 ? 0 : ATTR_NO_EXEC;
-    return attrs;
+/* PLANE_ENABLE_VCPU for @index, entering at the park loop. */
+static s64 enable_vcpu(u64 index, struct enable_block *b)
+{
+    u64 cr3;
+
+    __asm__ volatile("mov %%cr3, %0" : "=r"(cr3));
+    b->rip = (u64)enabled_entry;
+    b->rsp = 0;                 /* the loop picks its stack by APIC ID */
+    b->cr3 = cr3;
+    b->rflags = 0x2;
+    b->rax = 0;
+    return hypercall(HC_ENABLE_VCPU, index, (u64)b, 0, 0);
 }
 
-/* One VTL call: the return value is the call's status. */
-s32 p1_handle(struct vtl_request *req, struct vtl_response *resp)
+/* One VTL call: its status and response go into the calling area. */
+static s32 p1_serve(struct calling_area *ca)
 {
-    resp->resp_size = 0;
-    switch (req->call_id) {
+    static struct enable_block block;
+    u64 *a = (u64 *)ca->buffer;
+
+    ca->resp_size = 0;
+    switch (ca->call_id) {
     case VTL_INIT:
         return 0;
     case VTL_ECHO: {
-        u32 v = *(u32 *)req->payload;
+        u32 v = *(u32 *)ca->buffer;
 
-        *(u32 *)resp->payload = v;
-        resp->resp_size = 4;
+        ca->resp_size = 4;
         return (s32)v;
     }
-    case VTL_PROTECT_MEMORY: {
-        u64 pfn = *(u64 *)req->payload, nr = *(u64 *)(req->payload + 8);
-        u32 perms = *(u32 *)(req->payload + 16);
-
-        return (s32)set_mem_attrs(pfn << 12, nr << 12, perms_to_attrs(perms),
-                                  0);
-    }
+    case VTL_PROTECT_MEMORY:
+        /* {u64 pfn, u64 count, u32 perms R 1 W 2 X 4}: plane 0's view */
+        return (s32)set_mem_attrs(a[0] << 12, a[1] << 12, (u32)a[2]);
     case VTL_SEAL_KERNEL: {
-        u64 pfn = *(u64 *)req->payload, nr = *(u64 *)(req->payload + 8);
+        /* {u64 text_gpa, text_size, rodata_gpa, rodata_size, cr3} */
+        s64 r = set_mem_attrs(a[0], a[1], ALLOW_R | ALLOW_X);
 
-        return (s32)set_mem_attrs(pfn << 12, nr << 12, ATTR_NO_WRITE, 0);
+        if (!r && a[3]) {
+            r = set_mem_attrs(a[2], a[3], ALLOW_R);
+        }
+        return (s32)r;
     }
-    case VTL_TEST_VTL_CALL:
-        return (s32)hypercall(HC_VTL_CALL, (u64)req, (u64)resp, 0, 0);
-    case VTL_TEST_ATTRS: {
-        u64 *a = (u64 *)req->payload;
-
-        return (s32)set_mem_attrs(a[0], a[1], a[2], a[3]);
-    }
+    case VTL_TEST_HC:
+        /* {nr, a0, a1, a2, a3}: status is the raw result */
+        return (s32)hypercall(a[0], a[1], a[2], a[3], a[4]);
+    case VTL_TEST_ENABLE:
+        return (s32)enable_vcpu(a[0], &block);
+    case VTL_TEST_ENABLE_RAW:
+        return (s32)hypercall(HC_ENABLE_VCPU, a[0], a[1], 0, 0);
     case VTL_TEST_SPIN: {
-        u64 *t = (u64 *)resp->payload;
+        u64 *t = (u64 *)ca->buffer, n = a[0];
 
         t[0] = rdtsc();
-        for (u64 i = *(u64 *)req->payload; i; i--) {
+        for (u64 i = n; i; i--) {
             __asm__ volatile("pause");
         }
         t[1] = rdtsc();
-        resp->resp_size = 16;
+        ca->resp_size = 16;
         return 0;
     }
     case VTL_TEST_EXIT:
         puts("P1: ending the VM from plane 1\n");
-        outb(0xf4, *(u32 *)req->payload);
+        outb(0xf4, *(u32 *)ca->buffer);
         /* the shutdown is asynchronous: keep the vCPU until it happens */
         for (;;) {
             __asm__ volatile("pause");
         }
+    case VTL_TEST_TRIPLE: {
+        static const struct { u16 limit; u64 base; }
+            __attribute__((packed)) no_idt = { 0, 0 };
+
+        puts("P1: triple fault\n");
+        __asm__ volatile("lidt %0; int3" : : "m"(no_idt));
+        for (;;) {
+            __asm__ volatile("pause");
+        }
+    }
     case VTL_SHUTDOWN:
         puts("P1: shutdown requested\n");
         return 0;
     default:
         return -KVM_EOPNOTSUPP;
     }
+}
+
+/* Calls in hand now, and the most since VTL_TEST_MAXPAR last asked. */
+static int in_hand, most_in_hand;
+
+/* Called from the park loop; returns the status it reports to HC 16. */
+s32 p1_handle(struct calling_area *ca)
+{
+    int now = __atomic_add_fetch(&in_hand, 1, __ATOMIC_SEQ_CST);
+    int seen = __atomic_load_n(&most_in_hand, __ATOMIC_SEQ_CST);
+    s32 status;
+
+    while (now > seen &&
+           !__atomic_compare_exchange_n(&most_in_hand, &seen, now, 0,
+                                        __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+    }
+    if (ca->call_id == VTL_TEST_MAXPAR) {
+        status = __atomic_exchange_n(&most_in_hand, 0, __ATOMIC_SEQ_CST);
+    } else {
+        status = p1_serve(ca);
+    }
+    __atomic_sub_fetch(&in_hand, 1, __ATOMIC_SEQ_CST);
+    ca->status = status;
+    return status;
 }

@@ -83,12 +83,25 @@ void helper_plane_hypercall(CPUX86State *env, uint32_t insn_len)
 
 void plane_x86_park(CPUX86State *env)
 {
+    CPUState *cs = env_cpu(env);
     target_ulong inside_flags = plane_tcg_settle_flags(env);
 
-    if (plane_park(env_cpu(env))) {
-        plane_tcg_leave(env_cpu(env));
+    switch (plane_park(cs)) {
+    case PLANE_PARK_SWITCHED:
+        plane_tcg_leave(cs);
+    case PLANE_PARK_RESUMED:
+        /* RIP is past the HLT already: go on there instead of halting */
+        env->eflags = inside_flags;
+        cpu_loop_exit(cs);
+    case PLANE_PARK_NONE:
+        break;
     }
     env->eflags = inside_flags;
+}
+
+bool plane_x86_shutdown(CPUX86State *env)
+{
+    return plane_hypercalls_enabled && plane_shutdown(env_cpu(env));
 }
 
 static PlaneMemoryAccess plane_tcg_access(MMUAccessType access_type)
@@ -129,7 +142,12 @@ bool plane_x86_filter_access(CPUState *cs, vaddr addr, hwaddr paddr,
     if (probe) {
         return false;
     }
-    plane_memory_violation(cs, paddr, plane_tcg_access(access_type));
+    if (!plane_memory_violation(cs, paddr, plane_tcg_access(access_type))) {
+        /* plane-violation=stop: the VM stops before this vCPU goes on */
+        cs->halted = 1;
+        cs->exception_index = EXCP_HLT;
+        cpu_loop_exit_restore(cs, retaddr);
+    }
     /* A protection #PF, as if the page tables had forbidden it. */
     error_code = PG_ERROR_P_MASK;
     error_code |= access_type == MMU_DATA_STORE ? PG_ERROR_W_MASK : 0;
@@ -165,9 +183,11 @@ static void plane_accel_tcg_class_init(ObjectClass *oc, void *data)
     pac->vcpu_create = plane_x86_vcpu_create;
     pac->outside_ram_min = PLANE_X86_OUTSIDE_RAM_MIN;
     pac->phys_addr_limit = plane_x86_phys_addr_limit;
+    pac->prepare_boot = plane_x86_prepare_boot;
     pac->boot_vcpu = plane_x86_boot_vcpu;
     pac->set_return = plane_tcg_set_return;
     pac->enter_vtl_call = plane_x86_enter_vtl_call;
+    pac->set_entry_regs = plane_x86_set_entry_regs;
     pac->copy_parked_state = plane_x86_copy_parked_state;
     pac->mem_attrs_changed = plane_tcg_mem_attrs_changed;
 }

@@ -1,0 +1,50 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * VM planes: what the hypercall handlers of hw/planes share among
+ * themselves (backends see include/hw/planes/plane-hypercall.h only).
+ */
+
+#ifndef HW_PLANES_PLANE_DISPATCH_H
+#define HW_PLANES_PLANE_DISPATCH_H
+
+#include "hw/planes/plane.h"
+#include "hw/planes/plane-hypercall.h"
+
+/* Where a call comes from: set, calling plane, vCPU index. */
+typedef struct PlaneCaller {
+    PlaneSet *set;
+    const PlaneHypercall *hc;
+    CPUState *cpu;
+    unsigned int plane;
+    unsigned int index;
+} PlaneCaller;
+
+/* What a handler did with the caller's vCPU index. */
+typedef enum PlaneHcOutcome {
+    PLANE_HC_DONE,          /* the caller goes on with the result in RAX */
+    PLANE_HC_SWITCHED,      /* the caller is switched out: it must leave */
+} PlaneHcOutcome;
+
+/*
+ * plane_hc_refuse: a refused call.  Traces it, logs it under -d
+ * guest_errors (rate-limited) and returns -@err for RAX.
+ */
+int64_t G_GNUC_PRINTF(3, 4)
+plane_hc_refuse(const PlaneCaller *c, int err, const char *fmt, ...);
+
+/* plane-vtl.c: VTL_CALL, VTL_RETURN and the hand-over around them. */
+int64_t plane_hc_vtl_call(const PlaneCaller *c, PlaneHcOutcome *out);
+int64_t plane_hc_vtl_return(const PlaneCaller *c, PlaneHcOutcome *out);
+int64_t plane_hc_enable_vcpu(const PlaneCaller *c);
+
+/*
+ * plane_boot: ACTIVATE's boot of plane @id on the vCPU index plane 0
+ * waits on (PlaneSet::activate_index).
+ */
+void plane_boot(PlaneSet *set, unsigned int id);
+
+/* plane-vtl.c: the plane state's return of @c->index to its caller. */
+PlaneHcOutcome plane_return(const PlaneCaller *c, uint64_t *ret);
+
+#endif
