@@ -6,11 +6,16 @@ Runs the fork's qemu-system-x86_64 with -machine q35,planes=2 and the
 project's test guests: plane 0 boots, configures plane 1 (CONFIG), copies
 the secure monitor into its region, activates it (ACTIVATE); plane 1 runs
 until it parks and plane 0 resumes.  Plane 0 then asks plane 1 over VTL
-calls to seal its kernel text and to make a data page non-executable,
-proves both hold, and makes VTL calls from both vCPUs at once.  QMP
+calls (one calling area, guest ABI version 2) to seal its kernel text and
+to make a data page non-executable, proves both hold (this run uses
+plane-violation=fault, so that plane 0 sees the page faults), and makes
+VTL calls from both vCPUs at once: served one at a time by plane 1's one
+state, then in parallel once plane 1 enabled a state on vCPU 1.  QMP
 (QEMU's own python/qemu/qmp from the assembled tree) shows the
 PLANE_STATE_CHANGED and PLANE_MEMORY_VIOLATION events, query-planes and
-HMP 'info planes'.
+HMP 'info planes'.  A second, short run shows the default policy,
+plane-violation=stop: plane 0's first touch of the sealed region stops
+the VM, and query-status says so.
 """
 
 import json
@@ -47,7 +52,8 @@ def main():
         sock = os.path.join(tmp, 'qmp.sock')
         serial = os.path.join(tmp, 'serial.txt')
         append = 'test=vbs halt=1 calls=1000 p1cmd=console=ttyS0+vtl=1'
-        args = [QEMU, '-accel', 'tcg', '-machine', 'q35,planes=2',
+        args = [QEMU, '-accel', 'tcg', '-machine',
+                'q35,planes=2,plane-violation=fault',
                 '-smp', '2', '-m', '512M', '-nodefaults', '-display', 'none',
                 '-name', 'planes-demo,debug-threads=on', '-S',
                 '-device', 'isa-debug-exit,iobase=0xf4,iosize=0x04',
@@ -98,8 +104,53 @@ def main():
             if vm.poll() is None:
                 vm.kill()
     ok = len(planes) == 2 and planes[1]['state'] == 'parked'
-    print('\ndemo:', 'plane 1 is parked, plane 0 runs' if ok else 'FAILED')
-    return 0 if ok else 1
+    stopped = violation_stops()
+    print('\ndemo:', 'plane 1 is parked, plane 0 runs; a violation stops '
+          'the VM' if ok and stopped else 'FAILED')
+    return 0 if ok and stopped else 1
+
+
+def violation_stops():
+    """The default plane-violation=stop: the VM stops at the violation."""
+    with tempfile.TemporaryDirectory(prefix='planes-demo-') as tmp:
+        sock = os.path.join(tmp, 'qmp.sock')
+        serial = os.path.join(tmp, 'serial.txt')
+        args = [QEMU, '-accel', 'tcg', '-machine', 'q35,planes=2',
+                '-smp', '1', '-m', '512M', '-nodefaults', '-display', 'none',
+                '-serial', f'file:{serial}', '-kernel', GUEST,
+                '-append', 'test=boot', '-S',
+                '-qmp', f'unix:{sock},server=on,wait=off']
+        print('\n$ ' + ' '.join(args), flush=True)
+        vm = subprocess.Popen(args)
+        try:
+            deadline = time.monotonic() + TIMEOUT_S
+            while not os.path.exists(sock) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            qmp = QEMUMonitorProtocol(sock)
+            qmp.connect()
+            qmp.cmd('cont')
+            ev = qmp.pull_event(wait=TIMEOUT_S)
+            while ev['event'] != 'PLANE_MEMORY_VIOLATION':
+                ev = qmp.pull_event(wait=TIMEOUT_S)
+            status = qmp.cmd('query-status')
+            while status['status'] != 'internal-error' and \
+                    time.monotonic() < deadline:
+                time.sleep(0.05)
+                status = qmp.cmd('query-status')
+            d = ev['data']
+            print(f"  PLANE_MEMORY_VIOLATION plane {d['plane']} vCPU "
+                  f"{d['cpu-index']}: {d['access']} at {d['gpa']:#x}")
+            print(f"-> query-status: {json.dumps(status)}")
+            qmp.cmd('quit')
+            try:
+                qmp.close()
+            except EOFError:
+                pass
+            vm.wait(timeout=10)
+        finally:
+            if vm.poll() is None:
+                vm.kill()
+    return status['status'] == 'internal-error' and not status['running']
 
 
 if __name__ == '__main__':
