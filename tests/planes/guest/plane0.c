@@ -245,7 +245,9 @@ static void load_plane1(void)
         u64 base = cfg[i].load_offset;
 
         memcpy((void *)base, plane1_image, plane1_image_end - plane1_image);
-        cfg[i].entry_point = base + arg_u64("p1entry", 0);
+        cfg[i].entry_point = cmdline_arg(cmdline, "p1entryabs") ?
+                             arg_u64("p1entryabs", 0) :
+                             base + arg_u64("p1entry", 0);
         printf("P0: plane %u image (%u bytes) copied to 0x%x\n", i,
                (u64)(plane1_image_end - plane1_image), base);
     }
@@ -310,6 +312,9 @@ static void cpl3_config(void)
     __asm__ volatile("int $0x80");
 }
 
+static void vbs_boot(void);
+static s64 plane1_hc(u64 nr, u64 a0, u64 a1, u64 a2, u64 a3);
+
 /* Each refused call: its RAX, then proof that the VM is still fine. */
 static void test_negative(const char *name)
 {
@@ -372,6 +377,19 @@ static void test_negative(const char *name)
     } else if (!strcmp(name, "region")) {
         /* the region itself comes from p1base= / p1size= */
         result(name, config(2));
+    } else if (!strcmp(name, "region-activate")) {
+        /*
+         * The same, then ACTIVATE with whatever the region holds: the
+         * boot state must be built for any region CONFIG accepts, even
+         * one plane 0 cannot reach to fill (it maps only 8 GiB).
+         */
+        s64 r = config(2);
+
+        if (!r) {
+            cfg[1].entry_point = cfg[1].load_offset;
+            r = activate(2);
+        }
+        result(name, r);
     } else if (!strcmp(name, "cpl3")) {
         user_call(cpl3_config, ustack + sizeof(ustack));
         printf("RESULT cpl3 rax=%d unknown=%d\n",
@@ -383,6 +401,11 @@ static void test_negative(const char *name)
     } else if (!strcmp(name, "set-mem-attrs-plane0")) {
         result(name, hypercall(HC_SET_MEM_ATTRS, 0x1000000, 0x1000,
                                ALLOW_R, 0));
+    } else if (!strcmp(name, "attrs-higher-region")) {
+        /* plane 1 may not touch plane 2's region, even to restrict it */
+        vbs_boot();
+        result(name, plane1_hc(HC_SET_MEM_ATTRS, cfg[2].load_offset, 0x1000,
+                               arg_u64("mask", 0), 0));
     } else if (!strcmp(name, "enable-vcpu-plane0")) {
         result(name, hypercall(HC_ENABLE_VCPU, 1, 0x1000000, 0, 0));
     } else if (!strcmp(name, "vtl-call-before-activate")) {
@@ -484,8 +507,6 @@ static u64 echo_loop(struct calling_area *p, u32 tag, u64 n)
     return errors;
 }
 
-static void vbs_boot(void);
-
 void ap_main(void)
 {
     struct { u16 limit; u64 base; } __attribute__((packed)) idtr = {
@@ -575,12 +596,14 @@ static int start_ap(void)
 /* Boots plane 1 like test_boot, without the probes. */
 static void vbs_boot(void)
 {
+    u64 count = arg_u64("count", 2);
+
     fill_config();
-    if (config(2) != 0) {
+    if (config(count) != 0) {
         guest_exit(EXIT_FAIL);
     }
     load_plane1();
-    if (activate(2) != 0) {
+    if (activate(count) != 0) {
         guest_exit(EXIT_FAIL);
     }
 }
