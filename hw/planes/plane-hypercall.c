@@ -18,6 +18,7 @@
 #include "hw/planes/plane-accel.h"
 #include "hw/planes/plane-hypercall.h"
 #include "hw/planes/plane-memory.h"
+#include "hw/planes/plane-ram.h"
 #include "hw/planes/planes-abi.h"
 #include "plane-dispatch.h"
 #include "trace.h"

@@ -20,6 +20,7 @@
 #include "hw/planes/plane-accel.h"
 #include "hw/planes/plane-machine.h"
 #include "hw/planes/plane-memory.h"
+#include "hw/planes/plane-ram.h"
 #include "hw/planes/plane-hypercall.h"
 #include "hw/core/cpu.h"
 #include "qemu/accel.h"

@@ -16,10 +16,10 @@
 #include "hw/boards.h"
 #include "system/runstate.h"
 #include "qapi/qapi-events-planes.h"
-#include "migration/vmstate.h"
 #include "hw/planes/plane.h"
 #include "hw/planes/plane-accel.h"
 #include "hw/planes/plane-memory.h"
+#include "hw/planes/plane-ram.h"
 #include "hw/planes/planes-abi.h"
 #include "trace.h"
 
@@ -111,7 +111,7 @@ bool plane_range_in_ram(hwaddr gpa, uint64_t size)
 
         /* A plane's fresh RAM is RAM too, if not plane 0's */
         if (!len || (!memory_region_is_guest_ram(mr) &&
-                     !object_dynamic_cast(mr->owner, TYPE_PLANE))) {
+                     !memory_region_is_plane_ram(mr))) {
             return false;
         }
         gpa += len;
@@ -179,43 +179,6 @@ unsigned int plane_region_overlapping(PlaneSet *set, hwaddr gpa,
         }
     }
     return 0;
-}
-
-bool plane_region_add_ram(Plane *plane)
-{
-    g_autofree char *name = g_strdup_printf("vm-plane-ram-%u", plane->id);
-    MemoryRegion *mr = g_new0(MemoryRegion, 1);
-    Error *err = NULL;
-
-    /* The plane is no device: register the RAM for migration by name. */
-    if (!memory_region_init_ram_nomigrate(mr, OBJECT(plane), name,
-                                          plane->region_size, &err)) {
-        /* The guest learns it from the hypercall; say why once, here. */
-        warn_reportf_err(err, "plane %u: cannot add RAM for its region: ",
-                         plane->id);
-        g_free(mr);
-        return false;
-    }
-    OBJECT(mr)->free = g_free;
-    vmstate_register_ram_global(mr);
-    memory_region_add_subregion(get_system_memory(), plane->region_base, mr);
-    plane->region_ram = mr;
-    plane->set->ram_added += plane->region_size;
-    trace_plane_region_ram_added(plane->id, plane->region_base,
-                                 plane->region_size);
-    return true;
-}
-
-void plane_region_remove_ram(Plane *plane)
-{
-    if (!plane->region_ram) {
-        return;
-    }
-    memory_region_del_subregion(get_system_memory(), plane->region_ram);
-    vmstate_unregister_ram(plane->region_ram, NULL);
-    object_unparent(OBJECT(plane->region_ram));
-    plane->region_ram = NULL;
-    plane->set->ram_added -= plane->region_size;
 }
 
 static PlaneMemAttrMap *plane_mem_attr_map_new(GArray *ranges)

@@ -48,11 +48,6 @@ void plane_layout_init(void);
 unsigned int plane_region_overlapping(PlaneSet *set, hwaddr gpa,
                                       uint64_t size);
 
-/* Map fresh RAM for @plane's region; false on host allocation failure. */
-bool plane_region_add_ram(Plane *plane);
-/* Unmap and free the fresh RAM of @plane's region, if any. */
-void plane_region_remove_ram(Plane *plane);
-
 /**
  * plane_mem_attrs_set: set the attributes plane @target sees on
  * [@start, @start + @size) to @attrs (0 clears them).

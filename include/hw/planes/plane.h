@@ -74,8 +74,11 @@ struct Plane {
     uint64_t entry_point;
     uint32_t kernel_format;     /* PLANE_KERNEL_*, as CONFIG accepted it */
     char *boot_cmdline;         /* ACTIVATE's cmdline for the boot state */
-    /* Fresh RAM for a region outside guest RAM, NULL for a carved one. */
-    MemoryRegion *region_ram;
+    /*
+     * The PlaneRam owning fresh RAM for a region outside guest RAM, NULL
+     * for a region carved from guest RAM.
+     */
+    Object *region_ram;
     /* Planes >= 1 only: one PlaneVCPU per vCPU index, owned as children. */
     PlaneVCPU **vcpus;
     /* Number of vCPU indexes this plane is current on (under the BQL). */

@@ -1,0 +1,88 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * VM planes: regression tests for ways a guest or a user once crashed
+ * QEMU or got around the seal.  Each case names what it guards against;
+ * each ran against the code before its fix and failed there.
+ */
+
+#include "qemu/osdep.h"
+#include "planes-guest-lib.h"
+
+#define FRESH_REGION "p1base=0x100000000 p1size=0x2000000"
+
+/*
+ * Fresh region RAM is unmapped at every system reset and mapped again by
+ * the next CONFIG.  It used to be freed while FlatViews still pointed at
+ * it: a loop of resets, with freed memory scribbled over, caught it.
+ */
+static void test_fresh_ram_reset_loop(void)
+{
+    GuestRun run;
+    g_autofree char *text = NULL;
+    size_t from;
+
+    /* glib's tests set it too; be sure freed memory is overwritten */
+    g_setenv("MALLOC_PERTURB_", "165", true);
+    guest_start_accel(&run, "tcg", "q35,planes=2,plane-violation=fault",
+                      "test=boot halt=1 " FRESH_REGION, "");
+    text = guest_wait_serial(&run, "DONE");
+    for (int i = 0; i < 12; i++) {
+        g_autoptr(QDict) resp = NULL;
+        g_autoptr(QDict) p1 = NULL;
+        g_autofree char *after = NULL;
+        const char *const lines[] = {
+            "P0: CONFIG rax=0", "P1: parking with VTL_RETURN",
+            "P0: ACTIVATE rax=0", "P0: read of plane 1 region: trap=14",
+            "DONE", NULL,
+        };
+
+        from = strlen(text);
+        resp = qtest_qmp(run.qts, "{ 'execute': 'system_reset' }");
+        g_assert(qdict_haskey(resp, "return"));
+        after = guest_wait_serial_from(&run, from, "DONE");
+        assert_in_order(after, lines);
+        p1 = query_plane(run.qts, 1);
+        g_assert_cmpstr(qdict_get_str(p1, "state"), ==, "parked");
+        g_assert_cmpuint(qdict_get_int(p1, "region-base"), ==,
+                         0x100000000ULL);
+        g_free(text);
+        text = guest_serial(&run);
+    }
+    guest_finish(&run);
+}
+
+/*
+ * The fresh RAM's block used to be named "vm-plane-ram-<n>", which the
+ * id of the memory backend holding guest RAM takes: CONFIG then aborted
+ * QEMU on the duplicate RAM block name.
+ */
+static void test_fresh_ram_name_clash(void)
+{
+    g_autofree char *serial = guest_run_to_exit_accel(
+        "tcg", "q35,planes=2,plane-violation=fault,"
+        "memory-backend=vm-plane-ram-1",
+        "test=region " FRESH_REGION,
+        "-object memory-backend-ram,id=vm-plane-ram-1,size=512M");
+    const char *const lines[] = {
+        "RESULT region rax=0\r\n", "ALIVE rax=-1000", "EXIT 0", NULL,
+    };
+
+    assert_in_order(serial, lines);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+
+    if (!qtest_has_accel("tcg")) {
+        g_test_skip("these cases run the test guests under TCG, which this "
+                    "build lacks");
+        return g_test_run();
+    }
+    qtest_add_func("/planes/security/fresh-ram/reset-loop",
+                   test_fresh_ram_reset_loop);
+    qtest_add_func("/planes/security/fresh-ram/name-clash",
+                   test_fresh_ram_name_clash);
+    return g_test_run();
+}
