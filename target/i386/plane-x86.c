@@ -47,9 +47,16 @@ CPUState *plane_x86_vcpu_create(Object *parent, CPUState *plane0_cpu,
     return cs;
 }
 
+/*
+ * A plane starts with 4-level paging (CR4.PAE, no LA57), whose identity
+ * map reaches 256 TiB: a region above that could not hold its own boot
+ * state, whatever the CPU's physical address width (phys-bits=52).
+ */
+#define PLANE_X86_BOOT_MAP_LIMIT (1ULL << 48)
+
 hwaddr plane_x86_phys_addr_limit(CPUState *cpu)
 {
-    return 1ULL << X86_CPU(cpu)->phys_bits;
+    return MIN(1ULL << X86_CPU(cpu)->phys_bits, PLANE_X86_BOOT_MAP_LIMIT);
 }
 
 /* Page-table entry bits of the boot page tables. */
@@ -86,17 +93,22 @@ static void plane_x86_build_page_tables(const PlaneBootInfo *info,
     }
     for (guint i = 0; i < gibs->len; i++) {
         uint64_t gib = g_array_index(gibs, uint64_t, i);
-        unsigned int slot = gib / 512, pdpt, pd;
+        unsigned int slot, pdpt, pd;
         uint64_t *pdpt_page;
-        bool new_pdpt = pdpt_of_slot[slot] < 0;
+        bool new_pdpt;
 
+        if (gib >= PLANE_X86_BOOT_MAP_LIMIT >> 30) {
+            continue;               /* CONFIG keeps regions below it */
+        }
+        slot = gib / 512;
+        new_pdpt = pdpt_of_slot[slot] < 0;
+        if (used + new_pdpt + 1 > BOOT_PT_PAGES) {
+            continue;               /* no room: the region is big */
+        }
         pdpt = new_pdpt ? used : pdpt_of_slot[slot];
         pdpt_page = page + pdpt * 512;
         if (pdpt_page[gib % 512] & PTE_P) {
             continue;               /* mapped already */
-        }
-        if (used + new_pdpt + 1 > BOOT_PT_PAGES) {
-            continue;               /* no room: the region is big */
         }
         if (new_pdpt) {
             pdpt_of_slot[slot] = pdpt;

@@ -71,6 +71,48 @@ static void test_fresh_ram_name_clash(void)
     assert_in_order(serial, lines);
 }
 
+typedef struct PhysBitsCase {
+    const char *name;
+    const char *append;
+    const char *result;
+} PhysBitsCase;
+
+/*
+ * A plane starts with 4-level paging, which maps 256 TiB.  With
+ * phys-bits=52 CONFIG used to take a region above that, and ACTIVATE
+ * then indexed its boot page tables out of bounds.
+ */
+static const PhysBitsCase phys_bits_cases[] = {
+    { "above-4-level-map", "test=region-activate p1base=0x1000000000000",
+      "RESULT region-activate rax=-22" },
+    { "far-above-4-level-map",
+      "test=region-activate p1base=0x8000000000000",
+      "RESULT region-activate rax=-22" },
+    { "crosses-4-level-map",
+      "test=region-activate p1base=0xffffffe00000 p1size=0x400000",
+      "RESULT region-activate rax=-22" },
+    /*
+     * The last region that fits: accepted, its boot state built; plane 1
+     * then runs the zeros plane 0 could not replace and triple-faults, so
+     * ACTIVATE says -95 and the VM runs on.
+     */
+    { "top-of-4-level-map",
+      "test=region-activate p1base=0xffffff000000 p1size=0x1000000",
+      "RESULT region-activate rax=-95" },
+};
+
+static void test_phys_bits_52(const void *opaque)
+{
+    const PhysBitsCase *c = opaque;
+    g_autofree char *serial = guest_run_to_exit_accel(
+        "tcg", "q35,planes=2,plane-violation=fault", c->append,
+        "-cpu qemu64,phys-bits=52");
+    g_autofree char *line = g_strdup_printf("%s\r\n", c->result);
+    const char *const lines[] = { line, "ALIVE rax=-1000", "EXIT 0", NULL };
+
+    assert_in_order(serial, lines);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -84,5 +126,11 @@ int main(int argc, char **argv)
                    test_fresh_ram_reset_loop);
     qtest_add_func("/planes/security/fresh-ram/name-clash",
                    test_fresh_ram_name_clash);
+    for (size_t i = 0; i < ARRAY_SIZE(phys_bits_cases); i++) {
+        g_autofree char *path = g_strdup_printf(
+            "/planes/security/phys-bits-52/%s", phys_bits_cases[i].name);
+
+        qtest_add_data_func(path, &phys_bits_cases[i], test_phys_bits_52);
+    }
     return g_test_run();
 }
