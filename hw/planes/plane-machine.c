@@ -16,6 +16,7 @@
 #include "system/system.h"
 #include "hw/boards.h"
 #include "hw/resettable.h"
+#include "hw/qdev-core.h"
 #include "hw/planes/plane.h"
 #include "hw/planes/plane-accel.h"
 #include "hw/planes/plane-machine.h"
@@ -383,15 +384,34 @@ bool machine_planes_init(MachineState *ms, Error **errp)
     return true;
 }
 
+/*
+ * The plane states of a vCPU index hold on to its guest CPU, which must
+ * stay: neither device_del nor the guest's ACPI eject may unplug it.
+ */
+static void plane_set_block_cpu_unplug(PlaneSet *set)
+{
+    static Error *unplug_blocker;
+
+    error_setg(&unplug_blocker, "-machine planes=%u: CPU hot-unplug is not "
+               "supported with planes", set->nr_planes);
+    for (unsigned int i = 0; i < set->nr_vcpus; i++) {
+        qdev_add_unplug_blocker(DEVICE(qemu_get_cpu(i)), unplug_blocker);
+    }
+}
+
 bool machine_planes_create_vcpus(MachineState *ms, Error **errp)
 {
     PlaneSet *set = plane_set_get();
 
-    for (unsigned int p = 1; set && p < set->nr_planes; p++) {
+    if (!set || set->nr_planes == 1) {
+        return true;
+    }
+    for (unsigned int p = 1; p < set->nr_planes; p++) {
         if (!plane_create_vcpus(set->planes[p], errp)) {
             return false;
         }
     }
+    plane_set_block_cpu_unplug(set);
     return true;
 }
 

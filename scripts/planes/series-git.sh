@@ -32,7 +32,7 @@ checkout)
     ;;
 export)
     rm -f "$series_dir"/[0-9][0-9][0-9][0-9]-*.patch
-    git_ format-patch -q --no-signature --zero-commit -o "$series_dir" planes-base
+    git_ -c core.abbrev=7 format-patch -q --no-signature --zero-commit -o "$series_dir" planes-base
     {
         echo "# qemu-planes patch series for QEMU 10.0.13 (Debian 1:10.0.13+ds-0+deb13u1),"
         echo "# applied in order with patch -p1 by scripts/planes/assemble.sh."

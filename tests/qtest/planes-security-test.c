@@ -71,6 +71,49 @@ static void test_fresh_ram_name_clash(void)
     assert_in_order(serial, lines);
 }
 
+/*
+ * Plane 0 may eject a vCPU through q35's ACPI CPU hotplug ports, no
+ * unplug request needed; with planes the plane states on that index then
+ * pointed at a freed CPU (a NULL dereference).  With planes > 1 every
+ * guest CPU carries an unplug blocker, which the eject honours.
+ */
+static void test_cpu_eject(void)
+{
+    GuestRun run;
+    g_autofree char *serial = NULL, *after = NULL;
+    g_autoptr(QDict) p1 = NULL;
+    g_autoptr(QDict) resp = NULL;
+    const char *const lines[] = {
+        "P0: CPU 1 present after eject: 1", "RESULT cpu-eject rax=0\r\n",
+        "ALIVE rax=-1000", NULL,
+    };
+
+    guest_start_accel(&run, "tcg", "q35,planes=2,plane-violation=fault",
+                      "test=cpu-eject halt=1", "");
+    serial = guest_wait_serial(&run, "DONE");
+    assert_in_order(serial, lines);
+    p1 = query_plane(run.qts, 1);
+    g_assert_cmpstr(qdict_get_str(p1, "state"), ==, "parked");
+    g_assert_cmpint(qlist_size(qdict_get_qlist(p1, "vcpus")), ==, 2);
+    resp = qtest_qmp(run.qts, "{ 'execute': 'query-cpus-fast' }");
+    g_assert_cmpint(qlist_size(qdict_get_qlist(resp, "return")), ==, 2);
+    qobject_unref(resp);
+    /* and device_del is refused by the same blocker, with its reason */
+    resp = qtest_qmp(run.qts, "{ 'execute': 'device_del', 'arguments': "
+                     "{ 'id': '/machine/unattached/device[2]' } }");
+    g_assert(qdict_haskey(resp, "error"));
+    g_assert_cmpstr(qdict_get_str(qdict_get_qdict(resp, "error"), "desc"), ==,
+                    "-machine planes=2: CPU hot-unplug is not supported with "
+                    "planes");
+    qobject_unref(resp);
+    /* the machine resets and boots its planes again */
+    resp = qtest_qmp(run.qts, "{ 'execute': 'system_reset' }");
+    g_assert(qdict_haskey(resp, "return"));
+    after = guest_wait_serial_from(&run, strlen(serial), "DONE");
+    assert_in_order(after, lines);
+    guest_finish(&run);
+}
+
 typedef struct PhysBitsCase {
     const char *name;
     const char *append;
@@ -126,6 +169,7 @@ int main(int argc, char **argv)
                    test_fresh_ram_reset_loop);
     qtest_add_func("/planes/security/fresh-ram/name-clash",
                    test_fresh_ram_name_clash);
+    qtest_add_func("/planes/security/cpu-eject", test_cpu_eject);
     for (size_t i = 0; i < ARRAY_SIZE(phys_bits_cases); i++) {
         g_autofree char *path = g_strdup_printf(
             "/planes/security/phys-bits-52/%s", phys_bits_cases[i].name);

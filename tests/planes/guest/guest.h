@@ -90,6 +90,11 @@ static inline void outb(u16 port, u8 v)
     __asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
 }
 
+static inline void outl(u16 port, u32 v)
+{
+    __asm__ volatile("outl %0, %1" : : "a"(v), "Nd"(port));
+}
+
 static inline u8 inb(u16 port)
 {
     u8 v;

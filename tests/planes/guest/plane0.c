@@ -313,6 +313,7 @@ static void cpl3_config(void)
 }
 
 static void vbs_boot(void);
+static s64 cpu_eject(void);
 static s64 plane1_hc(u64 nr, u64 a0, u64 a1, u64 a2, u64 a3);
 
 /* Each refused call: its RAX, then proof that the VM is still fine. */
@@ -406,6 +407,8 @@ static void test_negative(const char *name)
         vbs_boot();
         result(name, plane1_hc(HC_SET_MEM_ATTRS, cfg[2].load_offset, 0x1000,
                                arg_u64("mask", 0), 0));
+    } else if (!strcmp(name, "cpu-eject")) {
+        result(name, cpu_eject());
     } else if (!strcmp(name, "enable-vcpu-plane0")) {
         result(name, hypercall(HC_ENABLE_VCPU, 1, 0x1000000, 0, 0));
     } else if (!strcmp(name, "vtl-call-before-activate")) {
@@ -606,6 +609,21 @@ static void vbs_boot(void)
     if (activate(count) != 0) {
         guest_exit(EXIT_FAIL);
     }
+}
+
+/*
+ * q35's ACPI CPU hotplug block at 0xcd8: a 0 byte switches it to the
+ * modern interface; then select CPU 1 and eject it while plane 1 has a
+ * state on that index.  0 if VTL calls still work afterwards.
+ */
+static s64 cpu_eject(void)
+{
+    vbs_boot();
+    outb(0xcd8, 0);
+    outl(0xcd8, 1);
+    outb(0xcd8 + 4, 8);
+    printf("P0: CPU 1 present after eject: %u\n", (u64)(inb(0xcd8 + 4) & 1));
+    return echo_ok(CA0, 0x4a3c) ? 0 : -1;
 }
 
 /* Pages of "kernel text" and "rodata" that plane 1 seals, and a data page. */
