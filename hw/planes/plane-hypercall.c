@@ -23,15 +23,6 @@
 #include "plane-dispatch.h"
 #include "trace.h"
 
-/* A parsed entry of the guest's struct vm_plane_config array. */
-typedef struct PlaneConfigEntry {
-    uint64_t load_offset;
-    uint64_t memory_size;
-    uint64_t entry_point;
-    uint32_t kernel_format;
-    char cmdline[PLANE_CONFIG_CMDLINE_LEN];
-} PlaneConfigEntry;
-
 static const char *plane_hc_name(uint64_t nr)
 {
     static const char *const names[] = {
@@ -80,11 +71,6 @@ plane_hc_refuse(const PlaneCaller *c, int err, const char *fmt, ...)
     return -err;
 }
 
-static bool page_aligned(uint64_t v)
-{
-    return !(v & (PLANE_PAGE_SIZE - 1));
-}
-
 /* Reads and parses entries 1..count-1 of the config array at @gpa. */
 static void plane_config_read(hwaddr gpa, unsigned int count,
                               PlaneConfigEntry *entries)
@@ -109,99 +95,19 @@ static void plane_config_read(hwaddr gpa, unsigned int count,
  * Count and array checks shared by CONFIG and ACTIVATE; on success the
  * array's entries are read into a new *@entries.
  */
-static int64_t plane_config_load(const PlaneCaller *c, hwaddr gpa,
-                                 uint64_t count, PlaneConfigEntry **entries)
+static int64_t plane_config_load(const PlaneCaller *c, const PlaneLayout *l,
+                                 hwaddr gpa, uint64_t count,
+                                 PlaneConfigEntry **entries)
 {
-    if (count < 2) {
-        return plane_hc_refuse(c, PLANES_KVM_EINVAL, "count %" PRIu64
-                               " (at least 2: plane 0 and one more)", count);
-    }
-    if (count > c->set->nr_planes) {
-        return plane_hc_refuse(c, PLANES_KVM_E2BIG, "count %" PRIu64
-                               " but the machine has %u planes", count,
-                               c->set->nr_planes);
-    }
-    /* The VMM reads the array for plane 0: never from a plane's region */
-    if (plane_region_overlapping(c->set, gpa, count * PLANE_CONFIG_SIZE)) {
-        return plane_hc_refuse(c, PLANES_KVM_EINVAL, "config array at 0x%"
-                               HWADDR_PRIx " lies in a plane's region", gpa);
-    }
-    if (!plane_range_in_ram(gpa, count * PLANE_CONFIG_SIZE)) {
-        return plane_hc_refuse(c, PLANES_KVM_EFAULT, "config array at 0x%"
-                               HWADDR_PRIx " (%" PRIu64 " bytes) is not in "
-                               "guest RAM", gpa, count * PLANE_CONFIG_SIZE);
+    g_autofree char *why = NULL;
+    int err = plane_rule_config_array(l, gpa, count, &why);
+
+    if (err) {
+        return plane_hc_refuse(c, err, "%s", why);
     }
     *entries = g_new0(PlaneConfigEntry, count);
     plane_config_read(gpa, count, *entries);
     return 0;
-}
-
-static bool plane_cmdline_terminated(const PlaneConfigEntry *e)
-{
-    return memchr(e->cmdline, 0, PLANE_CONFIG_CMDLINE_LEN) != NULL;
-}
-
-/* Checks the region of entry @i; adds its fresh-RAM bytes to *@fresh. */
-static int64_t plane_config_check_region(const PlaneCaller *c, hwaddr gpa,
-                                         unsigned int count,
-                                         const PlaneConfigEntry *entries,
-                                         unsigned int i, uint64_t *fresh)
-{
-    const PlaneConfigEntry *e = &entries[i];
-    uint64_t base = e->load_offset, size = e->memory_size;
-    hwaddr limit = c->set->accel->phys_addr_limit(c->cpu);
-
-    if (!size || !page_aligned(base) || !page_aligned(size)) {
-        return plane_hc_refuse(c, PLANES_KVM_EINVAL, "plane %u region 0x%"
-                               PRIx64 "+0x%" PRIx64 " is empty or not page "
-                               "aligned", i, base, size);
-    }
-    if (size <= PLANE_BOOT_PAGETABLES) {
-        return plane_hc_refuse(c, PLANES_KVM_EINVAL, "plane %u region size "
-                               "0x%" PRIx64 " leaves no room beside its boot "
-                               "state (0x%x bytes)", i, size,
-                               PLANE_BOOT_PAGETABLES);
-    }
-    if (base < PLANE_REGION_MIN_BASE || base + size < base ||
-        base + size > limit) {
-        return plane_hc_refuse(c, PLANES_KVM_EINVAL, "plane %u region 0x%"
-                               PRIx64 "+0x%" PRIx64 " is outside [0x%x, 0x%"
-                               HWADDR_PRIx ")", i, base, size,
-                               PLANE_REGION_MIN_BASE, limit);
-    }
-    if (ranges_overlap(base, size, gpa, count * PLANE_CONFIG_SIZE)) {
-        return plane_hc_refuse(c, PLANES_KVM_EINVAL, "plane %u region "
-                               "overlaps the config array", i);
-    }
-    for (unsigned int j = 1; j < i; j++) {
-        if (ranges_overlap(base, size, entries[j].load_offset,
-                               entries[j].memory_size)) {
-            return plane_hc_refuse(c, PLANES_KVM_EINVAL, "plane %u region "
-                                   "overlaps plane %u's", i, j);
-        }
-    }
-    if (!plane_cmdline_terminated(e)) {
-        return plane_hc_refuse(c, PLANES_KVM_EINVAL, "plane %u cmdline has "
-                               "no NUL in its %d bytes", i,
-                               PLANE_CONFIG_CMDLINE_LEN);
-    }
-    if (e->kernel_format > PLANE_KERNEL_ELF) {
-        return plane_hc_refuse(c, PLANES_KVM_EINVAL, "plane %u kernel format "
-                               "%u (RAW 0, BZIMAGE 1, ELF 2)", i,
-                               e->kernel_format);
-    }
-    switch (plane_region_placement(c->set, base, size)) {
-    case PLANE_REGION_INSIDE_RAM:
-        return 0;
-    case PLANE_REGION_OUTSIDE_RAM:
-        *fresh += size;
-        return 0;
-    default:
-        return plane_hc_refuse(c, PLANES_KVM_EINVAL, "plane %u region 0x%"
-                               PRIx64 "+0x%" PRIx64 " overlaps MMIO, "
-                               "firmware or only part of guest RAM", i,
-                               base, size);
-    }
 }
 
 /*
@@ -210,27 +116,18 @@ static int64_t plane_config_check_region(const PlaneCaller *c, hwaddr gpa,
  * array ACTIVATE must name moves to the new one.  Anything else is a
  * change that only a system reset allows.
  */
-static int64_t plane_hc_config_again(const PlaneCaller *c, hwaddr gpa,
+static int64_t plane_hc_config_again(const PlaneCaller *c,
+                                     const PlaneLayout *l, hwaddr gpa,
                                      uint64_t count,
                                      const PlaneConfigEntry *entries)
 {
     PlaneSet *set = c->set;
+    g_autofree char *why = NULL;
+    int err = plane_rule_config_again(l, set->config_count, count, entries,
+                                      &why);
 
-    if (count != set->config_count) {
-        return plane_hc_refuse(c, PLANES_KVM_EPERM, "planes are already "
-                               "configured with %u planes, not %" PRIu64,
-                               set->config_count, count);
-    }
-    for (unsigned int i = 1; i < count; i++) {
-        Plane *plane = set->planes[i];
-
-        if (entries[i].load_offset != plane->region_base ||
-            entries[i].memory_size != plane->region_size ||
-            entries[i].kernel_format != plane->kernel_format) {
-            return plane_hc_refuse(c, PLANES_KVM_EPERM, "planes are already "
-                                   "configured and plane %u's entry differs",
-                                   i);
-        }
+    if (err) {
+        return plane_hc_refuse(c, err, "%s", why);
     }
     if (set->planes[1]->state == PLANE_STATE_CONFIGURED) {
         set->config_gpa = gpa;
@@ -242,32 +139,28 @@ static int64_t plane_hc_config(const PlaneCaller *c)
 {
     PlaneSet *set = c->set;
     hwaddr gpa = c->hc->args[0];
-    uint64_t count = c->hc->args[1], fresh = 0;
+    uint64_t count = c->hc->args[1];
     g_autofree PlaneConfigEntry *entries = NULL;
+    g_autofree char *why = NULL;
+    PlaneLayout l;
     int64_t err;
 
     if (c->plane != 0) {
         return plane_hc_refuse(c, PLANES_KVM_EPERM, "only plane 0 may "
                                "configure planes");
     }
-    err = plane_config_load(c, gpa, count, &entries);
+    plane_layout_describe(set, c->cpu, &l);
+    err = plane_config_load(c, &l, gpa, count, &entries);
     if (err) {
         return err;
     }
     if (set->configured) {
-        return plane_hc_config_again(c, gpa, count, entries);
+        return plane_hc_config_again(c, &l, gpa, count, entries);
     }
-    for (unsigned int i = 1; i < count; i++) {
-        err = plane_config_check_region(c, gpa, count, entries, i, &fresh);
-        if (err) {
-            return err;
-        }
-    }
-    if (fresh > set->ram_limit - set->ram_added) {
-        return plane_hc_refuse(c, PLANES_KVM_E2BIG, "regions outside guest "
-                               "RAM need 0x%" PRIx64 " bytes, plane-ram-limit "
-                               "leaves 0x%" PRIx64, fresh,
-                               set->ram_limit - set->ram_added);
+    err = plane_rule_config_regions(&l, gpa, count, entries,
+                                    set->ram_limit - set->ram_added, &why);
+    if (err) {
+        return plane_hc_refuse(c, err, "%s", why);
     }
 
     /* Valid: from here on nothing can fail but host RAM allocation. */
@@ -364,16 +257,6 @@ static int64_t plane_seal_regions(const PlaneCaller *c, unsigned int count)
     return plane_hc_refuse(c, -err, "sealing the plane regions failed");
 }
 
-/*
- * A region CONFIG accepted must still be where it was: a carved one
- * wholly guest RAM (memory can be unplugged), a fresh one ours.
- */
-static bool plane_region_still_placed(Plane *plane)
-{
-    return plane->region_ram ||
-           plane_range_in_ram(plane->region_base, plane->region_size);
-}
-
 static int64_t plane_hc_activate(const PlaneCaller *c, PlaneHcOutcome *out)
 {
     PlaneSet *set = c->set;
@@ -382,6 +265,7 @@ static int64_t plane_hc_activate(const PlaneCaller *c, PlaneHcOutcome *out)
     g_autofree PlaneConfigEntry *entries = NULL;
     g_autofree PlaneBootInfo *boot = NULL;
     g_autofree char *why = NULL;
+    PlaneLayout l;
     int64_t err;
 
     if (c->plane != 0) {
@@ -401,7 +285,8 @@ static int64_t plane_hc_activate(const PlaneCaller *c, PlaneHcOutcome *out)
                                "/%u", gpa, count, set->config_gpa,
                                set->config_count);
     }
-    err = plane_config_load(c, gpa, count, &entries);
+    plane_layout_describe(set, c->cpu, &l);
+    err = plane_config_load(c, &l, gpa, count, &entries);
     if (err) {
         return err;
     }
@@ -409,36 +294,10 @@ static int64_t plane_hc_activate(const PlaneCaller *c, PlaneHcOutcome *out)
     for (unsigned int i = 1; i < count; i++) {
         Plane *plane = set->planes[i];
         const PlaneConfigEntry *e = &entries[i];
-        uint64_t top = plane->region_base + plane->region_size;
 
-        if (e->load_offset != plane->region_base ||
-            e->memory_size != plane->region_size) {
-            return plane_hc_refuse(c, PLANES_KVM_EINVAL, "plane %u region "
-                                   "changed since CONFIG", i);
-        }
-        if (!e->entry_point || e->entry_point < plane->region_base ||
-            e->entry_point >= top - PLANE_BOOT_PAGETABLES) {
-            return plane_hc_refuse(c, PLANES_KVM_EINVAL, "plane %u entry "
-                                   "point 0x%" PRIx64 " is outside its "
-                                   "region [0x%" PRIx64 ", 0x%" PRIx64 ")",
-                                   i, e->entry_point, plane->region_base,
-                                   top - PLANE_BOOT_PAGETABLES);
-        }
-        if (e->kernel_format != plane->kernel_format) {
-            return plane_hc_refuse(c, PLANES_KVM_EINVAL, "plane %u kernel "
-                                   "format %u is not CONFIG's %u", i,
-                                   e->kernel_format, plane->kernel_format);
-        }
-        if (!plane_cmdline_terminated(e)) {
-            return plane_hc_refuse(c, PLANES_KVM_EINVAL, "plane %u cmdline "
-                                   "has no NUL in its %d bytes", i,
-                                   PLANE_CONFIG_CMDLINE_LEN);
-        }
-        if (!plane_region_still_placed(plane)) {
-            return plane_hc_refuse(c, PLANES_KVM_EINVAL, "plane %u region "
-                                   "0x%" PRIx64 "+0x%" PRIx64 " is no longer "
-                                   "guest RAM", i, plane->region_base,
-                                   plane->region_size);
+        err = plane_rule_activate_entry(&l, i, e, &why);
+        if (err) {
+            return plane_hc_refuse(c, err, "%s", why);
         }
         boot[i] = plane_boot_info(plane);
         boot[i].entry_point = e->entry_point;
@@ -475,81 +334,33 @@ static int64_t plane_hc_activate(const PlaneCaller *c, PlaneHcOutcome *out)
     return 0;
 }
 
-/*
- * Whether plane @caller may set @target's view of [@gpa, @gpa + @size)
- * to @deny: not on a higher plane's region at all, and on a region of a
- * plane below it only to restrict further (a higher plane's region stays
- * sealed for every plane below it).  Its own region and pages outside
- * every region are its to grant and take.
- */
-static int64_t plane_mem_attrs_allowed(const PlaneCaller *c,
-                                       unsigned int target, hwaddr gpa,
-                                       uint64_t size, uint32_t deny)
-{
-    PlaneSet *set = c->set;
-
-    for (unsigned int p = 1; p < set->nr_planes; p++) {
-        Plane *plane = set->planes[p];
-        hwaddr lo, hi;
-
-        if (p == c->plane || !plane->region_size ||
-            !ranges_overlap(gpa, size, plane->region_base,
-                            plane->region_size)) {
-            continue;
-        }
-        if (p > c->plane) {
-            return plane_hc_refuse(c, PLANES_KVM_EPERM, "range 0x%"
-                                   HWADDR_PRIx "+0x%" PRIx64 " touches "
-                                   "plane %u's region, which plane %u "
-                                   "does not govern", gpa, size, p, c->plane);
-        }
-        lo = MAX(gpa, plane->region_base);
-        hi = MIN(gpa + size, plane->region_base + plane->region_size);
-        if (!plane_mem_attrs_only_restrict(target, lo, hi - lo, deny)) {
-            return plane_hc_refuse(c, PLANES_KVM_EPERM, "range 0x%"
-                                   HWADDR_PRIx "+0x%" PRIx64 " would lift "
-                                   "restrictions on plane %u's region", gpa,
-                                   size, p);
-        }
-    }
-    return 0;
-}
-
 static int64_t plane_hc_set_mem_attrs(const PlaneCaller *c)
 {
     PlaneSet *set = c->set;
     hwaddr gpa = c->hc->args[0];
     uint64_t size = c->hc->args[1], allow = c->hc->args[2];
     unsigned int target = c->plane - 1;
-    uint32_t deny = 0;
-    int64_t refused;
+    g_autofree char *why = NULL;
+    const PlaneMemAttrRange *map;
+    uint32_t deny;
+    PlaneLayout l;
+    size_t nr;
     int err;
 
     if (c->plane == 0) {
         return plane_hc_refuse(c, PLANES_KVM_EPERM, "plane 0 may not set "
                                "memory attributes");
     }
-    if (allow & ~(uint64_t)PLANE_ALLOW_ALL) {
-        return plane_hc_refuse(c, PLANES_KVM_EINVAL, "allow mask 0x%" PRIx64
-                               " (bits: R 1, W 2, X 4)", allow);
+    plane_layout_describe(set, c->cpu, &l);
+    err = plane_rule_mem_attrs_args(&l, gpa, size, allow, &deny, &why);
+    if (err) {
+        return plane_hc_refuse(c, err, "%s", why);
     }
-    if (!size || !page_aligned(gpa) || !page_aligned(size) ||
-        gpa + size < gpa) {
-        return plane_hc_refuse(c, PLANES_KVM_EINVAL, "range 0x%" HWADDR_PRIx
-                               "+0x%" PRIx64 " is empty, wraps or is not "
-                               "page aligned", gpa, size);
-    }
-    if (!plane_range_in_ram(gpa, size)) {
-        return plane_hc_refuse(c, PLANES_KVM_EFAULT, "range 0x%" HWADDR_PRIx
-                               "+0x%" PRIx64 " is not in guest RAM", gpa,
-                               size);
-    }
-    deny |= allow & PLANE_ALLOW_READ ? 0 : PLANE_MEM_ATTR_NO_READ;
-    deny |= allow & PLANE_ALLOW_WRITE ? 0 : PLANE_MEM_ATTR_NO_WRITE;
-    deny |= allow & PLANE_ALLOW_EXEC ? 0 : PLANE_MEM_ATTR_NO_EXEC;
-    refused = plane_mem_attrs_allowed(c, target, gpa, size, deny);
-    if (refused) {
-        return refused;
+    map = plane_mem_attrs_ranges(target, &nr);
+    err = plane_rule_mem_attrs_allowed(&l, c->plane, map, nr, gpa, size,
+                                       deny, &why);
+    if (err) {
+        return plane_hc_refuse(c, err, "%s", why);
     }
     err = plane_mem_attrs_set(set, c->cpu, target, gpa, size, deny);
     if (err == -PLANES_KVM_E2BIG) {

@@ -10,7 +10,6 @@
 #include "qemu/error-report.h"
 #include "qemu/main-loop.h"
 #include "qemu/rcu.h"
-#include "qemu/range.h"
 #include "exec/address-spaces.h"
 #include "exec/memory.h"
 #include "hw/boards.h"
@@ -23,18 +22,6 @@
 #include "hw/planes/planes-abi.h"
 #include "trace.h"
 
-/*
- * A guest can split its attribute map into as many ranges as it likes;
- * cap them so that it cannot make the VMM allocate without bound.
- */
-#define PLANE_MEM_ATTR_MAX_RANGES (64 * 1024)
-
-typedef struct PlaneMemAttrRange {
-    hwaddr start;
-    hwaddr end;                 /* exclusive */
-    uint32_t attrs;
-} PlaneMemAttrRange;
-
 /* Sorted, non-overlapping, never modified once published. */
 struct PlaneMemAttrMap {
     struct rcu_head rcu;
@@ -42,12 +29,7 @@ struct PlaneMemAttrMap {
     PlaneMemAttrRange ranges[];
 };
 
-typedef struct PlaneRangeScan {
-    hwaddr start;
-    hwaddr end;
-    uint64_t ram_bytes;
-    bool other;                 /* MMIO, ROM, or RAM that is not guest RAM */
-} PlaneRangeScan;
+QEMU_BUILD_BUG_ON(PLANES_MAX > PLANE_LAYOUT_MAX_PLANES);
 
 static bool memory_region_is_guest_ram(const MemoryRegion *mr)
 {
@@ -59,65 +41,109 @@ static bool memory_region_is_guest_ram(const MemoryRegion *mr)
     return false;
 }
 
-static bool plane_range_scan_cb(Int128 start, Int128 len,
-                                const MemoryRegion *mr,
-                                hwaddr offset_in_region, void *opaque)
+static bool plane_layout_scan_cb(Int128 start, Int128 len,
+                                 const MemoryRegion *mr,
+                                 hwaddr offset_in_region, void *opaque)
 {
-    PlaneRangeScan *scan = opaque;
-    hwaddr s = int128_get64(start);
-    hwaddr e = int128_get64(int128_add(start, len));
-    hwaddr lo = MAX(s, scan->start);
-    hwaddr hi = MIN(e, scan->end);
+    GArray *out = opaque;
+    Int128 e = int128_add(start, len);
+    PlaneLayoutRange r = {
+        .start = int128_get64(start),
+        /* No range the rules accept reaches the last byte (see there) */
+        .end = int128_gethi(e) ? UINT64_MAX : int128_getlo(e),
+        .kind = memory_region_is_guest_ram(mr) ? PLANE_LAYOUT_GUEST_RAM :
+                memory_region_is_plane_ram(mr) ? PLANE_LAYOUT_PLANE_RAM :
+                PLANE_LAYOUT_OTHER,
+    };
+    PlaneLayoutRange *last = out->len ?
+        &g_array_index(out, PlaneLayoutRange, out->len - 1) : NULL;
 
-    if (lo >= hi) {
+    if (r.start >= r.end) {
         return false;
     }
-    if (memory_region_is_guest_ram(mr)) {
-        scan->ram_bytes += hi - lo;
-    } else {
-        scan->other = true;
+    if (last && last->end == r.start && last->kind == r.kind) {
+        last->end = r.end;          /* no rule tells neighbours apart */
+        return false;
     }
+    g_array_append_val(out, r);
     return false;
 }
 
-static void plane_range_scan(PlaneRangeScan *scan, hwaddr gpa, uint64_t size)
+/* The guest-physical layout as the rules see it, from the FlatView. */
+static void plane_layout_scan(GArray *out)
 {
-    scan->start = gpa;
-    scan->end = gpa + size;
-    scan->ram_bytes = 0;
-    scan->other = false;
     RCU_READ_LOCK_GUARD();
     flatview_for_each_range(address_space_to_flatview(&address_space_memory),
-                            plane_range_scan_cb, scan);
+                            plane_layout_scan_cb, out);
 }
 
 /*
- * On every VTL call (its two pages): walk the range section by section
- * through the flat view's dispatch tree, not the whole flat view.
+ * The layout's ranges, scanned again only after the guest memory map
+ * changed (under the BQL, as the memory map changes).
  */
+static GArray *plane_layout_cache;
+static bool plane_layout_stale = true;
+
+static GArray *plane_layout_ranges(void)
+{
+    assert(bql_locked());
+    if (!plane_layout_cache) {
+        plane_layout_cache = g_array_new(false, false,
+                                         sizeof(PlaneLayoutRange));
+    }
+    if (plane_layout_stale) {
+        g_array_set_size(plane_layout_cache, 0);
+        plane_layout_scan(plane_layout_cache);
+        plane_layout_stale = false;
+    }
+    return plane_layout_cache;
+}
+
+static void plane_layout_regions(PlaneSet *set, PlaneLayout *l)
+{
+    l->nr_planes = set->nr_planes;
+    for (unsigned int p = 1; p < set->nr_planes; p++) {
+        Plane *plane = set->planes[p];
+
+        l->regions[p] = (PlaneLayoutRegion) {
+            .base = plane->region_base,
+            .size = plane->region_size,
+            .kernel_format = plane->kernel_format,
+            .fresh = plane->region_ram != NULL,
+        };
+    }
+}
+
+void plane_layout_describe(PlaneSet *set, CPUState *cpu, PlaneLayout *l)
+{
+    GArray *ranges = plane_layout_ranges();
+
+    *l = (PlaneLayout) {
+        .ranges = (const PlaneLayoutRange *)ranges->data,
+        .nr_ranges = ranges->len,
+        .phys_limit = cpu ? set->accel->phys_addr_limit(cpu) : 0,
+        .outside_ram_min = set->accel->outside_ram_min,
+    };
+    plane_layout_regions(set, l);
+}
+
 bool plane_range_in_ram(hwaddr gpa, uint64_t size)
 {
-    FlatView *fv;
+    g_autoptr(GArray) own = NULL;
+    GArray *ranges;
 
-    if (!size || gpa + size < gpa) {
-        return false;
+    if (bql_locked()) {
+        ranges = plane_layout_ranges();
+    } else {
+        own = g_array_new(false, false, sizeof(PlaneLayoutRange));
+        plane_layout_scan(own);
+        ranges = own;
     }
-    RCU_READ_LOCK_GUARD();
-    fv = address_space_to_flatview(&address_space_memory);
-    while (size) {
-        hwaddr xlat, len = size;
-        MemoryRegion *mr = flatview_translate(fv, gpa, &xlat, &len, false,
-                                              MEMTXATTRS_UNSPECIFIED);
-
-        /* A plane's fresh RAM is RAM too, if not plane 0's */
-        if (!len || (!memory_region_is_guest_ram(mr) &&
-                     !memory_region_is_plane_ram(mr))) {
-            return false;
-        }
-        gpa += len;
-        size -= len;
-    }
-    return true;
+    return plane_layout_in_ram(&(PlaneLayout) {
+                                   .ranges = (const PlaneLayoutRange *)
+                                             ranges->data,
+                                   .nr_ranges = ranges->len,
+                               }, gpa, size);
 }
 
 static unsigned int plane_layout_generation;
@@ -131,6 +157,7 @@ void plane_layout_changed(void)
 {
     assert(bql_locked());
     plane_layout_generation++;
+    plane_layout_stale = true;
 }
 
 static void plane_layout_commit(MemoryListener *listener)
@@ -151,34 +178,19 @@ void plane_layout_init(void)
 PlaneRegionPlacement plane_region_placement(PlaneSet *set, hwaddr base,
                                             uint64_t size)
 {
-    PlaneRangeScan scan;
+    PlaneLayout l;
 
-    plane_range_scan(&scan, base, size);
-    if (scan.other) {
-        return PLANE_REGION_INVALID;
-    }
-    if (scan.ram_bytes == size) {
-        return PLANE_REGION_INSIDE_RAM;
-    }
-    if (scan.ram_bytes == 0 && base >= set->accel->outside_ram_min) {
-        return PLANE_REGION_OUTSIDE_RAM;
-    }
-    return PLANE_REGION_INVALID;
+    plane_layout_describe(set, NULL, &l);
+    return plane_layout_placement(&l, base, size);
 }
 
 unsigned int plane_region_overlapping(PlaneSet *set, hwaddr gpa,
                                       uint64_t size)
 {
-    for (unsigned int p = 1; p < set->nr_planes; p++) {
-        Plane *plane = set->planes[p];
+    PlaneLayout l = { 0 };
 
-        if (plane->region_size &&
-            ranges_overlap(gpa, size, plane->region_base,
-                           plane->region_size)) {
-            return p;
-        }
-    }
-    return 0;
+    plane_layout_regions(set, &l);
+    return plane_layout_region_overlapping(&l, gpa, size);
 }
 
 static PlaneMemAttrMap *plane_mem_attr_map_new(GArray *ranges)
@@ -194,23 +206,6 @@ static PlaneMemAttrMap *plane_mem_attr_map_new(GArray *ranges)
     return map;
 }
 
-static void plane_mem_attr_append(GArray *out, hwaddr start, hwaddr end,
-                                  uint32_t attrs)
-{
-    PlaneMemAttrRange *last;
-
-    if (start >= end || !attrs) {
-        return;
-    }
-    last = out->len ? &g_array_index(out, PlaneMemAttrRange, out->len - 1)
-                    : NULL;
-    if (last && last->end == start && last->attrs == attrs) {
-        last->end = end;            /* merge neighbours with equal attrs */
-        return;
-    }
-    g_array_append_val(out, ((PlaneMemAttrRange) { start, end, attrs }));
-}
-
 int plane_mem_attrs_set(PlaneSet *set, CPUState *caller, unsigned int target,
                         hwaddr start, uint64_t size, uint32_t attrs)
 {
@@ -218,28 +213,12 @@ int plane_mem_attrs_set(PlaneSet *set, CPUState *caller, unsigned int target,
     PlaneMemAttrMap *old = plane->mem_attrs;
     g_autoptr(GArray) out = g_array_new(false, false,
                                         sizeof(PlaneMemAttrRange));
-    hwaddr end = start + size;
-    bool placed = false;
     int err;
 
     assert(bql_locked());
-    for (size_t i = 0; old && i < old->nr; i++) {
-        PlaneMemAttrRange *r = &old->ranges[i];
-
-        if (!placed && r->end > start) {
-            plane_mem_attr_append(out, r->start, MIN(r->end, start), r->attrs);
-            plane_mem_attr_append(out, start, end, attrs);
-            placed = true;
-        } else if (r->end <= start) {
-            plane_mem_attr_append(out, r->start, r->end, r->attrs);
-            continue;
-        }
-        plane_mem_attr_append(out, MAX(r->start, end), r->end, r->attrs);
-    }
-    if (!placed) {
-        plane_mem_attr_append(out, start, end, attrs);
-    }
-    if (out->len > PLANE_MEM_ATTR_MAX_RANGES) {
+    if (plane_attr_map_set(old ? old->ranges : NULL, old ? old->nr : 0,
+                           start, size, attrs, PLANE_MEM_ATTR_MAX_RANGES,
+                           out)) {
         return -PLANES_KVM_E2BIG;
     }
     /* The host first: if it refuses, nothing has changed. */
@@ -263,22 +242,14 @@ int plane_mem_attrs_set(PlaneSet *set, CPUState *caller, unsigned int target,
     return 0;
 }
 
-bool plane_mem_attrs_only_restrict(unsigned int target, hwaddr start,
-                                   uint64_t size, uint32_t deny)
+const PlaneMemAttrRange *plane_mem_attrs_ranges(unsigned int target,
+                                                size_t *nr)
 {
-    PlaneSet *set = plane_set_get();
-    PlaneMemAttrMap *map = set->planes[target]->mem_attrs;
-    hwaddr end = start + size;
+    PlaneMemAttrMap *map = plane_set_get()->planes[target]->mem_attrs;
 
     assert(bql_locked());
-    for (size_t i = 0; map && i < map->nr; i++) {
-        const PlaneMemAttrRange *r = &map->ranges[i];
-
-        if (r->end > start && r->start < end && (r->attrs & ~deny)) {
-            return false;
-        }
-    }
-    return true;
+    *nr = map ? map->nr : 0;
+    return map ? map->ranges : NULL;
 }
 
 void plane_mem_attrs_clear(PlaneSet *set)
@@ -311,29 +282,12 @@ uint32_t plane_mem_attrs_lookup(unsigned int plane_id, hwaddr gpa)
 {
     PlaneSet *set = plane_set_get();
     PlaneMemAttrMap *map;
-    size_t lo = 0, hi;
 
     if (!set || plane_id >= set->nr_planes) {
         return 0;
     }
     map = qatomic_rcu_read(&set->planes[plane_id]->mem_attrs);
-    if (!map) {
-        return 0;
-    }
-    hi = map->nr;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        PlaneMemAttrRange *r = &map->ranges[mid];
-
-        if (gpa < r->start) {
-            hi = mid;
-        } else if (gpa >= r->end) {
-            lo = mid + 1;
-        } else {
-            return r->attrs;
-        }
-    }
-    return 0;
+    return map ? plane_attr_map_lookup(map->ranges, map->nr, gpa) : 0;
 }
 
 void plane_mem_attrs_usage(Plane *plane, uint64_t *ranges, uint64_t *bytes)

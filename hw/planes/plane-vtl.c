@@ -48,26 +48,18 @@ static void plane_move_shared_state(Plane *plane, unsigned int to)
 static int64_t plane_check_call_area(const PlaneCaller *c, hwaddr gpa)
 {
     PlaneCallAreaCheck *passed = &c->set->call_area_ok[c->index];
-    unsigned int p;
+    g_autofree char *why = NULL;
+    PlaneLayout l;
+    int err;
 
     if (passed->valid && passed->gpa == gpa &&
         passed->gen == plane_layout_gen()) {
         return 0;
     }
-    /* Stricter reading of the contract: an unaligned page is no page. */
-    if (gpa & (PLANE_CALL_AREA_SIZE - 1)) {
-        return plane_hc_refuse(c, PLANES_KVM_EFAULT, "calling area 0x%"
-                               HWADDR_PRIx " is not page aligned", gpa);
-    }
-    p = plane_region_overlapping(c->set, gpa, PLANE_CALL_AREA_SIZE);
-    if (p) {
-        return plane_hc_refuse(c, PLANES_KVM_EINVAL, "calling area 0x%"
-                               HWADDR_PRIx " lies in plane %u's region",
-                               gpa, p);
-    }
-    if (!plane_range_in_ram(gpa, PLANE_CALL_AREA_SIZE)) {
-        return plane_hc_refuse(c, PLANES_KVM_EFAULT, "calling area 0x%"
-                               HWADDR_PRIx " is not in guest RAM", gpa);
+    plane_layout_describe(c->set, c->cpu, &l);
+    err = plane_rule_call_area(&l, gpa, &why);
+    if (err) {
+        return plane_hc_refuse(c, err, "%s", why);
     }
     *passed = (PlaneCallAreaCheck) {
         .valid = true, .gpa = gpa, .gen = plane_layout_gen(),
@@ -309,9 +301,12 @@ int64_t plane_hc_enable_vcpu(const PlaneCaller *c)
     uint64_t index = c->hc->args[0];
     hwaddr block = c->hc->args[1];
     uint8_t raw[PLANE_ENABLE_BLOCK_SIZE];
+    g_autofree char *why = NULL;
     PlaneEntryRegs regs;
+    PlaneLayout l;
     PlaneVCPU *pv;
     CPUState *cpu;
+    int err;
 
     if (c->plane == 0) {
         return plane_hc_refuse(c, PLANES_KVM_EPERM, "plane 0 has no plane "
@@ -331,13 +326,10 @@ int64_t plane_hc_enable_vcpu(const PlaneCaller *c)
         return plane_hc_refuse(c, PLANES_KVM_EINVAL, "vCPU %" PRIu64 " holds "
                                "plane %u's shared state", index, c->plane);
     }
-    if ((block & 7) || block + PLANE_ENABLE_BLOCK_SIZE < block ||
-        block < plane->region_base ||
-        block + PLANE_ENABLE_BLOCK_SIZE > plane->region_base +
-                                          plane->region_size) {
-        return plane_hc_refuse(c, PLANES_KVM_EINVAL, "register block 0x%"
-                               HWADDR_PRIx " is not 8-byte aligned inside "
-                               "plane %u's region", block, c->plane);
+    plane_layout_describe(set, c->cpu, &l);
+    err = plane_rule_enable_block(&l, c->plane, block, &why);
+    if (err) {
+        return plane_hc_refuse(c, err, "%s", why);
     }
     if (address_space_read(&address_space_memory, block,
                            MEMTXATTRS_UNSPECIFIED, raw, sizeof(raw)) !=

@@ -9,13 +9,17 @@
 
 #include "exec/hwaddr.h"
 #include "hw/planes/plane.h"
+#include "hw/planes/plane-rules.h"
 
-/* Where a CONFIG region may lie. */
-typedef enum PlaneRegionPlacement {
-    PLANE_REGION_INSIDE_RAM,    /* carved out of guest RAM */
-    PLANE_REGION_OUTSIDE_RAM,   /* fresh RAM at an unused address */
-    PLANE_REGION_INVALID,       /* MMIO, firmware, partly RAM, ... */
-} PlaneRegionPlacement;
+/**
+ * plane_layout_describe: fill @l with the guest-physical layout that the
+ * rules of plane-rules.h judge against: the memory map (from the
+ * FlatView, scanned again only after it changed), the planes' regions,
+ * and the physical address limit of @cpu (0 if %NULL).
+ *
+ * BQL held; @l is valid until the memory map next changes.
+ */
+void plane_layout_describe(PlaneSet *set, CPUState *cpu, PlaneLayout *l);
 
 /**
  * plane_region_placement: where [@base, @base + @size) lies in the guest's
@@ -61,11 +65,11 @@ int plane_mem_attrs_set(PlaneSet *set, CPUState *caller, unsigned int target,
                         hwaddr start, uint64_t size, uint32_t attrs);
 
 /*
- * Whether setting plane @target's denied accesses on [@start, @start +
- * @size) to @deny denies at least what it denies there now (BQL held).
+ * Plane @target's attribute map as it is now, *@nr ranges (BQL held;
+ * valid until the next plane_mem_attrs_set() or _clear()).
  */
-bool plane_mem_attrs_only_restrict(unsigned int target, hwaddr start,
-                                   uint64_t size, uint32_t deny);
+const PlaneMemAttrRange *plane_mem_attrs_ranges(unsigned int target,
+                                                size_t *nr);
 
 /* Drop every attribute of every plane (system reset). */
 void plane_mem_attrs_clear(PlaneSet *set);
