@@ -33,8 +33,27 @@ bool plane_x86_shutdown(CPUX86State *env);
  * case it returns false.
  */
 bool plane_x86_filter_access(CPUState *cs, vaddr addr, hwaddr paddr,
-                             MMUAccessType access_type, int *prot,
-                             bool probe, uintptr_t retaddr);
+                             MMUAccessType access_type, int mmu_idx,
+                             int *prot, bool probe, uintptr_t retaddr);
+
+/*
+ * TCG: may the page walker, translating @addr for @access_type, use the
+ * page-table entry at guest-physical @pte_gpa?  True if the plane may
+ * read it, with *@read_only set if it may not write it (the walk then
+ * sets no accessed/dirty bits there).  False if it may not read it: the
+ * walk fails with *@exception_index and *@error_code (a #PF, or EXCP_HLT
+ * when plane-violation=stop stops the VM).
+ */
+bool plane_x86_walk_check(CPUX86State *env, hwaddr pte_gpa, vaddr addr,
+                          MMUAccessType access_type, bool user,
+                          bool *read_only, int *exception_index,
+                          int *error_code);
+
+/*
+ * TCG: the walk would set accessed/dirty bits in the entry at @pte_gpa,
+ * which the plane may not write: a write violation, and no bit is set.
+ */
+void plane_x86_walk_ad_refused(CPUX86State *env, hwaddr pte_gpa);
 
 /* Shared by the x86 backends: see PlaneAccelClass. */
 CPUState *plane_x86_vcpu_create(Object *parent, CPUState *plane0_cpu,

@@ -114,6 +114,77 @@ static void test_cpu_eject(void)
     guest_finish(&run);
 }
 
+/*
+ * The page walker used to reach an assertion when its probe of a page
+ * table was refused: plane 1 write-protecting plane 0's page tables (the
+ * kernel-integrity use), or plane 0 pointing an entry into the sealed
+ * region.  Now a readable table is walked without accessed/dirty updates
+ * (each refused update is a write violation), an unreadable one faults.
+ */
+static void test_walk_protected_tables(void)
+{
+    GuestRun run;
+    g_autofree char *serial = NULL;
+    g_autoptr(QDict) p0 = NULL;
+    const char *const lines[] = {
+        "P0: fresh PD entry accessed before: 0",
+        "P0: page tables protected: rax=0 status=0",
+        "P0: read through protected tables: trap=-1",
+        "P0: fresh PD entry accessed after: 0",
+        "P0: write to a PD: trap=14 error=0x3",
+        "RESULT pt-protect rax=0\r\n", "ALIVE rax=-1000", NULL,
+    };
+
+    guest_start_accel(&run, "tcg", "q35,planes=2,plane-violation=fault",
+                      "test=pt-protect halt=1", "");
+    serial = guest_wait_serial(&run, "DONE");
+    assert_in_order(serial, lines);
+    p0 = query_plane(run.qts, 0);
+    /* the accessed bit refused, then the write to the PD */
+    g_assert_cmpint(qdict_get_int(p0, "memory-violations"), >=, 2);
+    guest_finish(&run);
+}
+
+static void test_walk_into_sealed_region(void)
+{
+    g_autofree char *serial = guest_run_to_exit_accel(
+        "tcg", "q35,planes=2,plane-violation=fault",
+        "test=pte-into-sealed", "");
+    const char *const lines[] = {
+        "P0: read through a table in the region: trap=14 error=0x1 "
+        "cr2=0x1c0000000", "RESULT pte-into-sealed rax=14\r\n",
+        "ALIVE rax=-1000", "EXIT 0", NULL,
+    };
+
+    assert_in_order(serial, lines);
+}
+
+/* Under the default plane-violation=stop the same walk stops the VM. */
+static void test_walk_into_sealed_region_stops(void)
+{
+    GuestRun run;
+    g_autoptr(QDict) resp = NULL;
+    QDict *ev;
+
+    guest_start_accel(&run, "tcg", "q35,planes=2", "test=pte-into-sealed",
+                      "-S");
+    resp = qtest_qmp(run.qts, "{ 'execute': 'cont' }");
+    ev = qtest_qmp_eventwait_ref(run.qts, "PLANE_MEMORY_VIOLATION");
+    g_assert_cmpint(qdict_get_int(qdict_get_qdict(ev, "data"), "plane"), ==,
+                    0);
+    g_assert_cmpuint(qdict_get_int(qdict_get_qdict(ev, "data"), "gpa"), ==,
+                     0x4000000 + 8 * ((0x1c0000000ULL >> 12) & 511));
+    g_assert_cmpstr(qdict_get_str(qdict_get_qdict(ev, "data"), "access"),
+                    ==, "read");
+    qobject_unref(ev);
+    qtest_qmp_eventwait(run.qts, "STOP");
+    qobject_unref(resp);
+    resp = qtest_qmp(run.qts, "{ 'execute': 'query-status' }");
+    g_assert_cmpstr(qdict_get_str(qdict_get_qdict(resp, "return"), "status"),
+                    ==, "internal-error");
+    guest_finish(&run);
+}
+
 typedef struct PhysBitsCase {
     const char *name;
     const char *append;
@@ -170,6 +241,12 @@ int main(int argc, char **argv)
     qtest_add_func("/planes/security/fresh-ram/name-clash",
                    test_fresh_ram_name_clash);
     qtest_add_func("/planes/security/cpu-eject", test_cpu_eject);
+    qtest_add_func("/planes/security/walk/protected-tables",
+                   test_walk_protected_tables);
+    qtest_add_func("/planes/security/walk/into-sealed-region",
+                   test_walk_into_sealed_region);
+    qtest_add_func("/planes/security/walk/into-sealed-region-stops",
+                   test_walk_into_sealed_region_stops);
     for (size_t i = 0; i < ARRAY_SIZE(phys_bits_cases); i++) {
         g_autofree char *path = g_strdup_printf(
             "/planes/security/phys-bits-52/%s", phys_bits_cases[i].name);

@@ -314,6 +314,8 @@ static void cpl3_config(void)
 
 static void vbs_boot(void);
 static s64 cpu_eject(void);
+static s64 pt_protect(void);
+static s64 pte_into_sealed(void);
 static s64 plane1_hc(u64 nr, u64 a0, u64 a1, u64 a2, u64 a3);
 
 /* Each refused call: its RAX, then proof that the VM is still fine. */
@@ -409,6 +411,10 @@ static void test_negative(const char *name)
                                arg_u64("mask", 0), 0));
     } else if (!strcmp(name, "cpu-eject")) {
         result(name, cpu_eject());
+    } else if (!strcmp(name, "pt-protect")) {
+        result(name, pt_protect());
+    } else if (!strcmp(name, "pte-into-sealed")) {
+        result(name, pte_into_sealed());
     } else if (!strcmp(name, "enable-vcpu-plane0")) {
         result(name, hypercall(HC_ENABLE_VCPU, 1, 0x1000000, 0, 0));
     } else if (!strcmp(name, "vtl-call-before-activate")) {
@@ -636,6 +642,77 @@ static void protect_args(u64 *a, u64 pfn, u64 nr, u32 perms)
     a[0] = pfn;
     a[1] = nr;
     a[2] = perms;
+}
+
+static u64 *page_table_of(u64 entry)
+{
+    return (u64 *)(entry & 0x000ffffffffff000UL);
+}
+
+static void invlpg(u64 addr)
+{
+    __asm__ volatile("invlpg (%0)" : : "r"(addr) : "memory");
+}
+
+/*
+ * The kernel-integrity use: plane 1 write-protects plane 0's page tables
+ * (boot.S: PML4, PDPT, 8 PDs of 2 MiB pages).  Walks go on, the tables
+ * take no write, not even the accessed bit of a 2 MiB page never used
+ * before.  0 if all of that holds.
+ */
+static s64 pt_protect(void)
+{
+    u64 cr3, args[3], fresh = 0x1a0000000UL;   /* 6.5 GiB: never touched */
+    u64 *pml4, *pd;
+    s64 r;
+    u8 v;
+    int trap;
+
+    vbs_boot();
+    __asm__ volatile("mov %%cr3, %0" : "=r"(cr3));
+    pml4 = page_table_of(cr3);
+    pd = page_table_of(page_table_of(pml4[0])[0]);
+    printf("P0: fresh PD entry accessed before: %u\n",
+           (u64)!!(pd[fresh >> 21] & 0x20));
+    protect_args(args, (u64)pml4 >> 12, 1, ALLOW_R);
+    r = vtl_call(CA0, VTL_PROTECT_MEMORY, args, 20);
+    protect_args(args, (u64)page_table_of(pml4[0]) >> 12, 1, ALLOW_R);
+    r |= vtl_call(CA0, VTL_PROTECT_MEMORY, args, 20);
+    protect_args(args, (u64)pd >> 12, 8, ALLOW_R);
+    r |= vtl_call(CA0, VTL_PROTECT_MEMORY, args, 20);
+    printf("P0: page tables protected: rax=%d status=%d\n", r,
+           (s64)vtl_status(CA0));
+    trap = try_read8(fresh, &v) - 1;
+    printf("P0: read through protected tables: trap=%d\n", (s64)trap);
+    printf("P0: fresh PD entry accessed after: %u\n",
+           (u64)!!(pd[fresh >> 21] & 0x20));
+    trap = try_write8((u64)&pd[fresh >> 21], 0) - 1;
+    printf("P0: write to a PD: trap=%d error=0x%x\n", (s64)trap, last_error);
+    return r || vtl_status(CA0) || trap != 14 ? -1 : 0;
+}
+
+/*
+ * Plane 0 points a page-directory entry at a "page table" inside plane
+ * 1's sealed region: the walk must fault, not read sealed memory.
+ */
+static s64 pte_into_sealed(void)
+{
+    u64 cr3, va = 0x1c0000000UL, *pd, saved;     /* 7 GiB */
+    int trap;
+    u8 v;
+
+    vbs_boot();
+    __asm__ volatile("mov %%cr3, %0" : "=r"(cr3));
+    pd = page_table_of(page_table_of(page_table_of(cr3)[0])[0]);
+    saved = pd[va >> 21];
+    pd[va >> 21] = cfg[1].load_offset | 0x3;     /* P | RW, no PS */
+    invlpg(va);
+    trap = try_read8(va, &v) - 1;
+    printf("P0: read through a table in the region: trap=%d error=0x%x "
+           "cr2=0x%x\n", (s64)trap, last_error, last_cr2);
+    pd[va >> 21] = saved;
+    invlpg(va);
+    return trap;
 }
 
 /* Runs round @mode (see ap_main) on vCPU 1 beside @fn on vCPU 0. */

@@ -116,24 +116,44 @@ static PlaneMemoryAccess plane_tcg_access(MMUAccessType access_type)
     }
 }
 
-bool plane_x86_filter_access(CPUState *cs, vaddr addr, hwaddr paddr,
-                             MMUAccessType access_type, int *prot,
-                             bool probe, uintptr_t retaddr)
+/* The PAGE_* rights that @plane's memory attributes at @gpa take away. */
+static int plane_tcg_denied(unsigned int plane, hwaddr gpa)
 {
-    CPUX86State *env = cpu_env(cs);
-    uint32_t attrs;
-    int deny = 0, error_code;
+    uint32_t attrs = plane_mem_attrs_lookup(plane, gpa);
+    int deny = 0;
 
-    if (likely(!plane_hypercalls_enabled)) {
-        return true;
-    }
-    attrs = plane_mem_attrs_lookup(cs->plane_id, paddr);
-    if (likely(!attrs)) {
-        return true;
-    }
     deny |= attrs & PLANE_MEM_ATTR_NO_READ ? PAGE_READ : 0;
     deny |= attrs & PLANE_MEM_ATTR_NO_WRITE ? PAGE_WRITE : 0;
     deny |= attrs & PLANE_MEM_ATTR_NO_EXEC ? PAGE_EXEC : 0;
+    return deny;
+}
+
+/* The #PF error code of a refused access, as if the page tables refused */
+static int plane_tcg_fault_code(MMUAccessType access_type, bool user)
+{
+    int error_code = PG_ERROR_P_MASK;
+
+    error_code |= access_type == MMU_DATA_STORE ? PG_ERROR_W_MASK : 0;
+    error_code |= access_type == MMU_INST_FETCH ? PG_ERROR_I_D_MASK : 0;
+    error_code |= user ? PG_ERROR_U_MASK : 0;
+    return error_code;
+}
+
+bool plane_x86_filter_access(CPUState *cs, vaddr addr, hwaddr paddr,
+                             MMUAccessType access_type, int mmu_idx,
+                             int *prot, bool probe, uintptr_t retaddr)
+{
+    CPUX86State *env = cpu_env(cs);
+    int deny;
+
+    /*
+     * The physical index is the page walker's (nested SVM is off with
+     * planes): plane_x86_walk_check() decides for it, before its probe.
+     */
+    if (likely(!plane_hypercalls_enabled) || mmu_idx == MMU_PHYS_IDX) {
+        return true;
+    }
+    deny = plane_tcg_denied(cs->plane_id, paddr);
     if (!(deny & (1 << access_type))) {
         /* Allowed; a later forbidden access must come back here. */
         *prot &= ~deny;
@@ -148,13 +168,50 @@ bool plane_x86_filter_access(CPUState *cs, vaddr addr, hwaddr paddr,
         cs->exception_index = EXCP_HLT;
         cpu_loop_exit_restore(cs, retaddr);
     }
-    /* A protection #PF, as if the page tables had forbidden it. */
-    error_code = PG_ERROR_P_MASK;
-    error_code |= access_type == MMU_DATA_STORE ? PG_ERROR_W_MASK : 0;
-    error_code |= access_type == MMU_INST_FETCH ? PG_ERROR_I_D_MASK : 0;
-    error_code |= (env->hflags & HF_CPL_MASK) == 3 ? PG_ERROR_U_MASK : 0;
     env->cr[2] = addr;
-    raise_exception_err_ra(env, EXCP0E_PAGE, error_code, retaddr);
+    raise_exception_err_ra(env, EXCP0E_PAGE,
+                           plane_tcg_fault_code(access_type,
+                               (env->hflags & HF_CPL_MASK) == 3),
+                           retaddr);
+}
+
+bool plane_x86_walk_check(CPUX86State *env, hwaddr pte_gpa, vaddr addr,
+                          MMUAccessType access_type, bool user,
+                          bool *read_only, int *exception_index,
+                          int *error_code)
+{
+    CPUState *cs = env_cpu(env);
+    int deny;
+
+    *read_only = false;
+    if (likely(!plane_hypercalls_enabled)) {
+        return true;
+    }
+    deny = plane_tcg_denied(cs->plane_id, pte_gpa);
+    if (!(deny & PAGE_READ)) {
+        /* the plane may protect its own page tables (kernel integrity) */
+        *read_only = deny & PAGE_WRITE;
+        return true;
+    }
+    /*
+     * A page table the plane may not read is a read of it, refused like
+     * any other: the walk must not translate through sealed memory.
+     */
+    if (!plane_memory_violation(cs, pte_gpa, PLANE_MEMORY_ACCESS_READ)) {
+        cs->halted = 1;
+        *exception_index = EXCP_HLT;
+        *error_code = 0;
+        return false;
+    }
+    *exception_index = EXCP0E_PAGE;
+    *error_code = plane_tcg_fault_code(access_type, user);
+    return false;
+}
+
+void plane_x86_walk_ad_refused(CPUX86State *env, hwaddr pte_gpa)
+{
+    /* Under plane-violation=fault the walk goes on without the bit */
+    plane_memory_violation(env_cpu(env), pte_gpa, PLANE_MEMORY_ACCESS_WRITE);
 }
 
 static void plane_tcg_set_return(CPUState *cs, uint64_t value)
