@@ -51,14 +51,12 @@ bool plane_layout_in_ram(const PlaneLayout *l, uint64_t gpa, uint64_t size)
         return false;
     }
     for (size_t i = plane_layout_find(l, gpa); gpa < end; i++) {
-        const PlaneLayoutRange *r = &l->ranges[i];
-
         /* A plane's fresh RAM is RAM too, if not plane 0's */
-        if (i == l->nr_ranges || r->start > gpa ||
-            r->kind == PLANE_LAYOUT_OTHER) {
+        if (i == l->nr_ranges || l->ranges[i].start > gpa ||
+            l->ranges[i].kind == PLANE_LAYOUT_OTHER) {
             return false;
         }
-        gpa = r->end;
+        gpa = l->ranges[i].end;
     }
     return true;
 }
