@@ -90,17 +90,19 @@ bench-smoke: all
 # others; the exit status is non-zero if anything failed.
 LOGS := $(BUILD)/meson-logs
 check: all
+	@rm -f $(LOGS)/fuzz.tap
 	@rm -f $(LOGS)/planes.json $(LOGS)/qemu-suites.json $(LOGS)/unit.json \
 	    $(LOGS)/libvirt.tap
 	@rc=0; \
 	$(MAKE) --no-print-directory check-style || rc=1; \
 	$(MAKE) --no-print-directory check-planes || rc=1; \
+	$(MAKE) --no-print-directory check-fuzz || rc=1; \
 	$(MAKE) --no-print-directory check-libvirt || rc=1; \
 	$(MAKE) --no-print-directory check-qemu || rc=1; \
 	$(MAKE) --no-print-directory check-unit || rc=1; \
 	$(MAKE) --no-print-directory bench-smoke || rc=1; \
 	echo "== summary"; \
-	python3 scripts/planes/test-summary.py $(LOGS)/planes.json \
+	python3 scripts/planes/test-summary.py $(LOGS)/planes.json $(LOGS)/fuzz.tap \
 	    $(LOGS)/libvirt.tap $(LOGS)/qemu-suites.json $(LOGS)/unit.json \
 	    || rc=1; \
 	exit $$rc
@@ -108,6 +110,20 @@ check: all
 check-planes: all
 	$(NINJA) -C $(BUILD) $(addprefix tests/qtest/,$(PLANES_QTESTS))
 	$(MESON_TEST) --logbase planes $(addprefix qtest-x86_64/,$(PLANES_QTESTS))
+
+# libFuzzer (clang from Debian) against independent models: the pure
+# decision code of hw/planes/plane-rules.c and plane-attr-map.c, the very
+# files QEMU builds (tests/planes/fuzz/).  make fuzz: FUZZ_RUNS executions
+# per target (2 targets: 10 million in all by default); check-fuzz: a
+# short run from the seeds alone, CHECK_FUZZ_SECONDS per target.
+FUZZ_RUNS ?= 5000000
+CHECK_FUZZ_SECONDS ?= 12
+.PHONY: fuzz check-fuzz
+fuzz: overlay
+	bash tests/planes/fuzz/run-fuzz.sh $(FUZZ_RUNS)
+
+check-fuzz: overlay
+	bash tests/planes/fuzz/run-fuzz.sh -t $(CHECK_FUZZ_SECONDS) $(LOGS)/fuzz.tap
 
 check-qemu: all
 	$(NINJA) -C $(BUILD) $(addprefix tests/qtest/,$(QEMU_QTESTS))

@@ -13,6 +13,8 @@ need_pkgs=(build-essential git pkg-config ninja-build flex bison python3-venv
            gnuplot-nox)
 need_bpo=(meson python3-pycotap qemu-system-x86 libvirt-daemon-system
           libvirt-clients)
+# clang with libFuzzer: the guest-input fuzzers (make fuzz, check-fuzz)
+need_pkgs+=(clang libclang-rt-14-dev)
 
 sudo_() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 log="${PLANES_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/qemu-planes}/apt.log"
