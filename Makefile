@@ -14,7 +14,8 @@ MESON_TEST    := cd $(BUILD) && pyvenv/bin/meson test --no-rebuild \
                  --print-errorlogs --num-processes 2
 
 .PHONY: all overlay guests check check-planes check-qemu check-unit \
-        check-libvirt check-style demo bench bench-smoke clean
+        check-libvirt check-linux check-style demo demo-linux linux-guests \
+        bench bench-smoke clean
 
 all: overlay guests
 	$(NINJA) -C $(BUILD) qemu-system-x86_64
@@ -92,18 +93,20 @@ LOGS := $(BUILD)/meson-logs
 check: all
 	@rm -f $(LOGS)/fuzz.tap
 	@rm -f $(LOGS)/planes.json $(LOGS)/qemu-suites.json $(LOGS)/unit.json \
-	    $(LOGS)/libvirt.tap
+	    $(LOGS)/libvirt.tap $(LOGS)/linux.tap
 	@rc=0; \
 	$(MAKE) --no-print-directory check-style || rc=1; \
 	$(MAKE) --no-print-directory check-planes || rc=1; \
 	$(MAKE) --no-print-directory check-fuzz || rc=1; \
 	$(MAKE) --no-print-directory check-libvirt || rc=1; \
+	$(MAKE) --no-print-directory check-linux || rc=1; \
 	$(MAKE) --no-print-directory check-qemu || rc=1; \
 	$(MAKE) --no-print-directory check-unit || rc=1; \
 	$(MAKE) --no-print-directory bench-smoke || rc=1; \
 	echo "== summary"; \
 	python3 scripts/planes/test-summary.py $(LOGS)/planes.json $(LOGS)/fuzz.tap \
-	    $(LOGS)/libvirt.tap $(LOGS)/qemu-suites.json $(LOGS)/unit.json \
+	    $(LOGS)/libvirt.tap $(LOGS)/linux.tap $(LOGS)/qemu-suites.json \
+	    $(LOGS)/unit.json \
 	    || rc=1; \
 	exit $$rc
 
@@ -146,6 +149,20 @@ check-libvirt: all
 	@mkdir -p $(LOGS)
 	PLANES_LIBVIRT_OUTPUTS=$(LOGS)/libvirt-outputs.txt \
 	    bash tests/planes/libvirt/libvirt-test.sh | tee $(LOGS)/libvirt.tap; \
+	    exit $${PIPESTATUS[0]}
+
+# Real Linux in both planes: Debian's kernel with vm-planes.ko in plane 0, a
+# Linux 6.12 secure kernel in plane 1 (tests/planes/linux/), built once and
+# cached outside the clone by scripts/planes/linux-build.sh.
+linux-guests:
+	bash scripts/planes/linux-build.sh
+
+demo-linux: all
+	python3 tests/planes/linux/linux-demo.py
+
+check-linux: all
+	@mkdir -p $(LOGS)
+	python3 tests/planes/linux/linux-test.py | tee $(LOGS)/linux.tap; \
 	    exit $${PIPESTATUS[0]}
 
 check-unit: all

@@ -10,9 +10,12 @@ set -euo pipefail
 need_pkgs=(build-essential git pkg-config ninja-build flex bison python3-venv
            libglib2.0-dev libpixman-1-dev libslirp-dev libfdt-dev zlib1g-dev
            dpkg-dev xz-utils seabios qemu-system-data ipxe-qemu ccache socat
-           gnuplot-nox)
+           gnuplot-nox
+           linux-image-amd64 linux-headers-amd64 busybox-static cpio bc
+           libelf-dev kmod patch)
+# linux-source-6.12: the plane-1 kernel of the real-Linux test (check-linux)
 need_bpo=(meson python3-pycotap qemu-system-x86 libvirt-daemon-system
-          libvirt-clients)
+          libvirt-clients linux-source-6.12)
 # clang with libFuzzer: the guest-input fuzzers (make fuzz, check-fuzz)
 need_pkgs+=(clang libclang-rt-14-dev)
 

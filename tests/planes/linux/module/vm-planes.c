@@ -185,16 +185,20 @@ static void cmd_poke(unsigned long va, const char *what)
 	phys_addr_t pa = slow_virt_to_phys((void *)va);
 	struct page *pg = pfn_to_page(PHYS_PFN(pa));
 	volatile u8 *p;
+	u8 old;
 
 	p = vmap(&pg, 1, VM_MAP, PAGE_KERNEL);
 	if (!p) {
 		snprintf(result, sizeof(result), "poke-%s: vmap failed\n", what);
 		return;
 	}
-	pr_emerg("vm-planes: writing into sealed %s at 0x%llx\n", what,
-		 (unsigned long long)pa);
 	p += offset_in_page(pa);
-	*p = *p;
+	old = *p;
+	pr_emerg("vm-planes: writing 0x%02x into sealed %s at 0x%llx (holds 0x%02x)\n",
+		 (u8)~old, what, (unsigned long long)pa, old);
+	*p = ~old;
+	/* Only reached if the seal did not hold: put the byte back. */
+	*p = old;
 	vunmap((void *)((unsigned long)p & PAGE_MASK));
 	snprintf(result, sizeof(result), "poke-%s: the write went through (pa 0x%llx)\n",
 		 what, (unsigned long long)pa);

@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Real Linux in both planes (TAP).
+
+Plane 0: Debian's kernel and vm-planes.ko (CONFIG, ELF load, ACTIVATE, VTL
+calls); plane 1: Linux 6.12 with our secure monitor.  Built (cached) by
+scripts/planes/linux-build.sh.  Two VMs under TCG:
+
+A  plane 1 in memmap-reserved RAM, default plane-violation=stop, 2 vCPUs:
+   boot and park, INIT, ECHO, calls from both vCPUs at once, stop/cont
+   during a loop of calls, SEAL_KERNEL, a write into the sealed text stops
+   the VM; system_reset boots both kernels again; a plane-1 panic stops
+   plane 1 alone and later calls return -EOPNOTSUPP.
+B  plane 1 in fresh RAM at 4 GiB, plane-violation=fault: boots, seals, and
+   a write into the sealed text is an oops on plane 0's console.
+"""
+
+import os
+import re
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import linuxvm  # noqa: E402
+
+BOOT_S = 150        # a Debian kernel booting under TCG, and plane 1
+n = 0
+failed = 0
+
+
+def ok(name, cond, *diag):
+    global n, failed
+    n += 1
+    if cond:
+        print(f'ok {n} - {name}', flush=True)
+    else:
+        failed += 1
+        print(f'not ok {n} - {name}', flush=True)
+        for d in diag:
+            for line in str(d).splitlines()[-15:]:
+                print(f'#   {line}')
+    return cond
+
+
+def note(msg):
+    print(f'# {msg}', flush=True)
+
+
+def expect(vm, name, cmd, regex, timeout=60):
+    r = vm.command(cmd, timeout)
+    ok(f'{name}: {r}', r is not None and re.fullmatch(regex, r),
+       f'command {cmd!r}, wanted {regex!r}', vm.out0()[-1500:])
+    return r
+
+
+def boot(vm, name, count=1):
+    """Waits for the count-th activation and the count-th parked plane 1."""
+    t0 = time.monotonic()
+    m = vm.wait(r'^vm-planes: ready$', BOOT_S, start=0)
+    text = vm.out0()
+    acts = re.findall(r'^vm-planes: activated planes=2 entry=(0x[0-9a-f]+)$',
+                      text, re.M)
+    for _ in range(count - 1):
+        m = m and vm.wait(r'^vm-planes: ready$', BOOT_S, start=m.end())
+        text = vm.out0()
+        acts = re.findall(r'^vm-planes: activated planes=2 entry=(0x[0-9a-f]+)$',
+                          text, re.M)
+    ok(f'{name}: Debian plane 0 configured, loaded and activated plane 1 '
+       f'({time.monotonic() - t0:.1f} s)', m and len(acts) >= count,
+       text[-2000:], vm.err())
+    parked = vm.out1().count('vm-planes monitor: parked, serving VTL calls')
+    hidden = re.findall(r'region (0x[0-9a-f]+)-(0x[0-9a-f]+) hidden from '
+                        r'plane 0: (-?\d+)', vm.out1())
+    ok(f'{name}: Linux 6.12 booted in plane 1, hid its region '
+       f'{hidden[-1][:2] if hidden else None} and parked (COM2)',
+       parked >= count and hidden and hidden[-1][2] == '0',
+       vm.out1()[-2000:])
+    st = vm.wait_plane_state('parked', 10)
+    ok(f"{name}: query-planes: plane 1 '{st}'", st == 'parked')
+    return acts[-1] if acts else None
+
+
+def poked(vm):
+    """(gpa, old byte, byte now in memory) of the last poke, or None."""
+    m = None
+    for m in re.finditer(r'writing 0x([0-9a-f]+) into sealed \w+ at '
+                         r'(0x[0-9a-f]+) \(holds 0x([0-9a-f]+)\)', vm.out0()):
+        pass
+    if not m:
+        return None
+    gpa = int(m.group(2), 16)
+    xp = vm.q('human-monitor-command', **{'command-line': f'xp /1bx {gpa:#x}'})
+    now = re.search(r': (0x[0-9a-f]+)', xp)
+    return gpa, int(m.group(3), 16), int(now.group(1), 16) if now else None
+
+
+def vm_a(tmp, art):
+    vm = linuxvm.LinuxPlanesVM(tmp, art, 'memmap', case='memmap')
+    note('$ ' + vm.cmdline())
+    vm.start()
+    try:
+        entry = boot(vm, 'memmap')
+        ok(f'memmap: plane 1 entered at load_offset + 16 MiB ({entry})',
+           entry == '0x41000000')
+        planes = vm.q('query-planes')
+        ok('memmap: query-planes: region 0x40000000 + 0x3c000000',
+           planes[1]['region-base'] == 0x40000000 and
+           planes[1]['region-size'] == 0x3c000000, planes[1])
+
+        expect(vm, 'memmap', 'init', r'init rax=0 status=0')
+        expect(vm, 'memmap', 'echo hello-planes',
+               r'echo rax=0 status=0 resp_size=12 resp=senalp-olleh')
+        expect(vm, 'memmap', 'call 0x7e0000ff', r'call 0x7e0000ff rax=0 status=-22')
+        t0 = time.monotonic()
+        expect(vm, 'memmap: 2 vCPUs calling at once', 'parallel 300',
+               r'parallel cpu0 ok=300 bad=0 cpu1 ok=300 bad=0 last_rax=0,0',
+               timeout=120)
+        note(f'600 ECHO calls from 2 vCPUs in {time.monotonic() - t0:.1f} s')
+
+        # stop and cont while plane 0 loops on ECHO calls
+        calls = 400000
+        t0 = time.monotonic()
+        vm.send(f'loop {calls}')
+        time.sleep(0.5)
+        vm.q('stop')
+        st = vm.status()
+        echoes = vm.out1().count('ECHO #')
+        time.sleep(1.0)
+        during = vm.wait(r'^vm-planes: loop', 0) is None
+        still = vm.out1().count('ECHO #') == echoes
+        vm.q('cont')
+        m = vm.wait(r'^vm-planes: (loop.*)$', 120)
+        note(f'{calls} ECHO calls in {time.monotonic() - t0 - 1.0:.1f} s '
+             f'(the 1 s paused not counted)')
+        ok(f"memmap: stop during a loop of calls ('{st}', no call served "
+           f"while paused: {still}), cont: {m and m.group(1)}",
+           during and still and st == 'paused' and m and
+           m.group(1) == f'loop calls={calls} ok={calls}',
+           f'loop over before stop: {not during}', vm.out0()[-500:])
+
+        r = expect(vm, 'memmap', 'seal',
+                   r'seal rax=0 status=0 text=0x[0-9a-f]+\+0x[0-9a-f]+ '
+                   r'rodata=0x[0-9a-f]+\+0x[0-9a-f]+')
+        ok('memmap: plane 1 applied the seal (COM2)',
+           'vm-planes monitor: SEAL_KERNEL text' in vm.out1() and
+           'SET_MEM_ATTRS' not in vm.out1(), vm.out1()[-800:])
+        text = r and re.search(r'text=(0x[0-9a-f]+)', r)
+        expect(vm, 'memmap: calls go on after the seal', 'echo sealed',
+               r'echo rax=0 status=0 resp_size=6 resp=delaes')
+
+        # a write into the sealed text, under plane-violation=stop
+        vm.events = []
+        vm.send('poke-text')
+        ev = vm.wait_event('PLANE_MEMORY_VIOLATION', 30)
+        st = vm.wait_status('internal-error', 10)
+        d = ev['data'] if ev else {}
+        tstart = int(text.group(1), 16) if text else 0
+        ok(f'memmap: the write into sealed text stopped the VM '
+           f'(query-status {st}, event {d})',
+           st == 'internal-error' and d.get('plane') == 0 and
+           d.get('access') == 'write' and
+           tstart <= d.get('gpa', 0) < tstart + 0x400000, vm.err())
+        pk = poked(vm)
+        ok(f'memmap: the sealed byte is unchanged in memory (gpa, was, is: {pk})',
+           pk and pk[1] == pk[2] and d.get('gpa') == pk[0])
+        line = [x for x in vm.err().splitlines()
+                if 'refused by its memory view; VM stopped' in x]
+        ok(f'memmap: one error line on stderr: {line[0] if line else None}',
+           len(line) == 1 and re.search(r'plane 0 vCPU \d: write of '
+                                        r'guest-physical 0x', line[0]),
+           vm.err())
+        time.sleep(1)
+        ok('memmap: stopped, not a livelock (still internal-error, '
+           'no second violation line)', vm.status() == 'internal-error' and
+           vm.err().count('refused by its memory view') == 1)
+
+        # system_reset: both kernels boot again
+        vm.q('system_reset')
+        vm.q('cont')
+        boot(vm, 'memmap after system_reset', count=2)
+        expect(vm, 'memmap after system_reset', 'init', r'init rax=0 status=0')
+        expect(vm, 'memmap after system_reset', 'echo again',
+               r'echo rax=0 status=0 resp_size=5 resp=niaga')
+
+        # a plane-1 panic: the plane triple-faults and is stopped
+        r = expect(vm, 'memmap: the call that panics plane 1',
+                   'call 0x7e000002', r'call 0x7e000002 rax=-95 status=.*')
+        st = vm.wait_plane_state('stopped', 10)
+        ok(f"memmap: plane 1 '{st}' after its panic; COM2 shows the panic",
+           st == 'stopped' and 'Kernel panic - not syncing: vm-planes '
+           'monitor: panic requested by plane 0' in vm.out1(),
+           vm.out1()[-800:])
+        ok(f'memmap: the VM runs on ({vm.status()})', vm.status() == 'running')
+        expect(vm, 'memmap: calls after the panic', 'echo dead',
+               r'echo rax=-95 status=.*')
+        note('stderr of VM A: ' + ' | '.join(vm.err().splitlines()[-4:]))
+    finally:
+        vm.kill()
+    return vm
+
+
+def vm_b(tmp, art):
+    vm = linuxvm.LinuxPlanesVM(tmp, art, 'highmem', case='highmem',
+                               machine_opts='plane-violation=fault', smp=1,
+                               mem='1G')
+    note('$ ' + vm.cmdline())
+    vm.start()
+    try:
+        entry = boot(vm, 'highmem')
+        ok(f'highmem: plane 1 in fresh RAM at 4 GiB, entered at {entry}',
+           entry == '0x101000000')
+        expect(vm, 'highmem', 'init', r'init rax=0 status=0')
+        expect(vm, 'highmem', 'seal', r'seal rax=0 status=0 .*')
+        vm.send('poke-text')
+        m = vm.wait(r'BUG: unable to handle page fault|Oops', 20)
+        viol = vm.q('query-planes')[0]['memory-violations']
+        pk = poked(vm)
+        ok(f'highmem: plane-violation=fault: the write faulted '
+           f'({viol} violations) and never reached memory (gpa, was, is: {pk})',
+           viol > 0 and pk and pk[1] == pk[2])
+        ok('highmem: plane-violation=fault: the write into sealed text is an '
+           'oops on COM1', m is not None, vm.out0()[-1500:],
+           f'plane-0 memory violations: {viol}')
+    finally:
+        vm.kill()
+    return vm
+
+
+def main():
+    t0 = time.monotonic()
+    try:
+        art = linuxvm.build_artifacts()
+    except Exception as e:      # noqa: BLE001
+        print(f'Bail out! cannot build the Linux guests: {e}')
+        return 1
+    note(f'artifacts: {art}')
+    keep = os.environ.get('PLANES_LINUX_KEEP')
+    with tempfile.TemporaryDirectory(prefix='planes-linux-') as tmp:
+        base = keep or tmp
+        for f in (vm_a, vm_b):
+            try:
+                f(base, art)
+            except Exception as e:      # noqa: BLE001
+                ok(f'{f.__name__} ran to its end', False, repr(e))
+    note(f'check-linux took {time.monotonic() - t0:.0f} s')
+    print(f'1..{n}')
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
