@@ -48,7 +48,8 @@ kkey=$( {
     echo "gcc $(gcc -dumpfullversion)"
     cd "$repo" && sha256sum $kinputs
 } | sha256sum | cut -c1-16)
-inputs=$(cd "$repo" && find tests/planes/linux -type f | LC_ALL=C sort)
+inputs=$(cd "$repo" && find tests/planes/linux/plane1 tests/planes/linux/module \
+           tests/planes/linux/initramfs -type f | LC_ALL=C sort)
 key=$( {
     echo "plane-1 kernel $kkey"
     echo "headers $kver $(pkgver linux-headers-"$kver")"
