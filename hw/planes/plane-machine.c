@@ -20,6 +20,7 @@
 #include "hw/planes/plane.h"
 #include "hw/planes/plane-accel.h"
 #include "hw/planes/plane-machine.h"
+#include "hw/planes/plane-dma.h"
 #include "hw/planes/plane-memory.h"
 #include "hw/planes/plane-ram.h"
 #include "hw/planes/plane-hypercall.h"
@@ -378,6 +379,9 @@ bool machine_planes_init(MachineState *ms, Error **errp)
     if (planes > 1) {
         plane_layout_init();
     }
+    if (!plane_dma_init(ms, planes, errp)) {
+        return false;
+    }
     qemu_register_resettable(OBJECT(set));
     qemu_add_exit_notifier(&plane_set_exit_notifier);
     qemu_add_machine_init_done_notifier(&plane_set_ready_notifier);
@@ -412,7 +416,7 @@ bool machine_planes_create_vcpus(MachineState *ms, Error **errp)
         }
     }
     plane_set_block_cpu_unplug(set);
-    return true;
+    return plane_dma_attach_pci(ms, errp);
 }
 
 /*

@@ -11,9 +11,31 @@
 #include "exec/address-spaces.h"
 #include "exec/cputlb.h"
 #include "hw/qdev-core.h"
+#include "hw/qdev-properties.h"
 #include "system/hw_accel.h"
 #include "hw/planes/planes-abi.h"
 #include "plane-x86.h"
+
+/*
+ * Paths into guest memory that no plane's view covers, so plane 0 could
+ * reach a sealed page through them: nested virtualization (VMRUN writes
+ * the host-save area at a guest-chosen address, and an L2 guest's VMCALL
+ * would reach the plane dispatcher) and the vapic option ROM's TPR
+ * patching (QEMU writes its state where the guest says).  Globals of the
+ * machine's own, so they override -cpu and -global, which come earlier.
+ */
+static GlobalProperty plane_x86_restricted_features[] = {
+    { TYPE_X86_CPU, "svm", "off" },
+    { TYPE_X86_CPU, "vmx", "off" },
+    { "apic-common", "vapic", "off" },
+};
+
+void plane_x86_restrict_guest_features(void)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(plane_x86_restricted_features); i++) {
+        qdev_prop_register_global(&plane_x86_restricted_features[i]);
+    }
+}
 
 CPUState *plane_x86_vcpu_create(Object *parent, CPUState *plane0_cpu,
                                 unsigned int plane_id, Error **errp)
@@ -22,8 +44,20 @@ CPUState *plane_x86_vcpu_create(Object *parent, CPUState *plane0_cpu,
         "socket-id", "die-id", "module-id", "core-id", "thread-id",
     };
     X86CPU *p0 = X86_CPU(plane0_cpu);
-    Object *obj = object_new(object_get_typename(OBJECT(plane0_cpu)));
-    CPUState *cs = CPU(obj);
+    CPUX86State *env0 = &p0->env;
+    Object *obj;
+    CPUState *cs;
+
+    /* -cpu ...,+svm is applied after the globals: refuse it here */
+    if (env0->features[FEAT_8000_0001_ECX] & CPUID_EXT3_SVM ||
+        env0->features[FEAT_1_ECX] & CPUID_EXT_VMX) {
+        error_setg(errp, "-machine planes: nested virtualization (%s) is "
+                   "not supported with planes; drop it from -cpu",
+                   env0->features[FEAT_1_ECX] & CPUID_EXT_VMX ? "vmx" : "svm");
+        return NULL;
+    }
+    obj = object_new(object_get_typename(OBJECT(plane0_cpu)));
+    cs = CPU(obj);
 
     /* Set before realize: it keeps the state out of hotplug and APIC IDs. */
     cs->plane_id = plane_id;

@@ -55,6 +55,19 @@ bool plane_x86_walk_check(CPUX86State *env, hwaddr pte_gpa, vaddr addr,
  */
 void plane_x86_walk_ad_refused(CPUX86State *env, hwaddr pte_gpa);
 
+/*
+ * TCG: may @cpu take the SMI it is entering SMM for?  False drops it: a
+ * plane >= 1 state never enters SMM, and plane 0 enters it only if its
+ * view lets it write the state-save area (the CPU writes it itself).
+ */
+bool plane_x86_smm_enter(X86CPU *cpu);
+
+/*
+ * Both backends, planes > 1: switch off the guest features that let plane
+ * 0 have QEMU or the CPU write memory past the planes' view.
+ */
+void plane_x86_restrict_guest_features(void);
+
 /* Shared by the x86 backends: see PlaneAccelClass. */
 CPUState *plane_x86_vcpu_create(Object *parent, CPUState *plane0_cpu,
                                 unsigned int plane_id, Error **errp);

@@ -98,6 +98,7 @@ static bool plane_kvm_init_host(MachineState *ms, unsigned int planes,
                    "for the plane hypercalls failed", planes);
         return false;
     }
+    plane_x86_restrict_guest_features();
     return true;
 }
 

@@ -214,6 +214,36 @@ void plane_x86_walk_ad_refused(CPUX86State *env, hwaddr pte_gpa)
     plane_memory_violation(env_cpu(env), pte_gpa, PLANE_MEMORY_ACCESS_WRITE);
 }
 
+bool plane_x86_smm_enter(X86CPU *cpu)
+{
+    CPUState *cs = CPU(cpu);
+    /* do_smm_enter() writes [smbase + 0xfe00, smbase + 0x10000) */
+    hwaddr save_area = cpu->env.smbase + 0xfe00;
+    hwaddr save_end = save_area + 0x1ff;
+
+    if (likely(!plane_hypercalls_enabled)) {
+        return true;
+    }
+    if (cs->plane_id) {
+        /*
+         * SMRAM and the SMM handler are plane 0's (the firmware's): SMM
+         * with a higher plane's view would run plane 0's code with it.
+         */
+        return false;
+    }
+    if ((plane_tcg_denied(0, save_area) | plane_tcg_denied(0, save_end)) &
+        (PAGE_READ | PAGE_WRITE)) {
+        /*
+         * An SMBASE moved into sealed memory: the SMI would write there.
+         * The SMI is dropped either way; under plane-violation=stop the
+         * VM stops as well.
+         */
+        plane_memory_violation(cs, save_area, PLANE_MEMORY_ACCESS_WRITE);
+        return false;
+    }
+    return true;
+}
+
 static void plane_tcg_set_return(CPUState *cs, uint64_t value)
 {
     cpu_env(cs)->regs[R_EAX] = value;
@@ -231,12 +261,20 @@ static void plane_tcg_mem_attrs_changed(CPUState *caller, unsigned int plane,
     tlb_flush_all_cpus_synced(caller);
 }
 
+static bool plane_tcg_init_host(MachineState *ms, unsigned int planes,
+                                Error **errp)
+{
+    plane_x86_restrict_guest_features();
+    return true;
+}
+
 static void plane_accel_tcg_class_init(ObjectClass *oc, void *data)
 {
     PlaneAccelClass *pac = PLANE_ACCEL_CLASS(oc);
 
     /* TCG has no host limit: the machine property's PLANES_MAX applies. */
     pac->thread_tag = "TCG";
+    pac->init_host = plane_tcg_init_host;
     pac->vcpu_create = plane_x86_vcpu_create;
     pac->outside_ram_min = PLANE_X86_OUTSIDE_RAM_MIN;
     pac->phys_addr_limit = plane_x86_phys_addr_limit;

@@ -1,0 +1,263 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * VM planes: device DMA through plane 0's view.
+ *
+ * Devices are plane 0's: whatever a device reads or writes in guest
+ * memory, plane 0 could have asked it to.  So device DMA goes through an
+ * IOMMU memory region that translates one to one and grants what plane
+ * 0's memory attributes grant, looked up per access like the vCPUs' TLB
+ * filter does.  PCI root buses hand it to every device below them;
+ * fw_cfg and the ISA DMA controller take it from plane_device_dma_as().
+ *
+ * What would get around it is refused instead: a vIOMMU (it would take
+ * the buses' DMA over), bus-level IOMMU bypass, virtio devices without
+ * VIRTIO_F_IOMMU_PLATFORM (they would use address_space_memory, so it is
+ * forced on), and the devices that change guest memory without DMA at
+ * guest-chosen addresses (balloon, memory hot-unplug).  Mappings cannot
+ * be shadowed either (VFIO, vhost's IOTLB): the attributes change at any
+ * time and the region sends no notifications.
+ */
+
+#include "qemu/osdep.h"
+#include "qapi/error.h"
+#include "qobject/qdict.h"
+#include "qemu/error-report.h"
+#include "exec/address-spaces.h"
+#include "hw/boards.h"
+#include "hw/qdev-core.h"
+#include "hw/qdev-properties.h"
+#include "hw/pci/pci.h"
+#include "hw/pci/pci_host.h"
+#include "hw/pci/pci_bus.h"
+#include "hw/planes/plane.h"
+#include "hw/planes/plane-dma.h"
+#include "hw/planes/plane-memory.h"
+#include "trace.h"
+
+#define TYPE_PLANE_DMA_IOMMU_MEMORY_REGION "plane-dma-iommu-memory-region"
+
+/* The attribute map's granule: one translation covers one page. */
+#define PLANE_DMA_PAGE_MASK 0xfffULL
+
+typedef struct PlaneDmaView {
+    MemoryRegion root;
+    IOMMUMemoryRegion iommu;
+    AddressSpace as;
+    unsigned int planes;
+} PlaneDmaView;
+
+static PlaneDmaView *plane_dma_view;
+
+AddressSpace *plane_device_dma_as(void)
+{
+    return plane_dma_view ? &plane_dma_view->as : &address_space_memory;
+}
+
+/* Called under RCU, like every translation: the attribute map is RCU's. */
+static IOMMUTLBEntry plane_dma_translate(IOMMUMemoryRegion *iommu,
+                                         hwaddr addr, IOMMUAccessFlags flag,
+                                         int iommu_idx)
+{
+    uint32_t attrs = plane_mem_attrs_lookup(0, addr);
+    IOMMUTLBEntry entry = {
+        .target_as = &address_space_memory,
+        .iova = addr & ~PLANE_DMA_PAGE_MASK,
+        .translated_addr = addr & ~PLANE_DMA_PAGE_MASK,
+        .addr_mask = PLANE_DMA_PAGE_MASK,
+        .perm = IOMMU_RW,
+    };
+
+    if (attrs & PLANE_MEM_ATTR_NO_READ) {
+        entry.perm &= ~IOMMU_RO;
+    }
+    if (attrs & PLANE_MEM_ATTR_NO_WRITE) {
+        entry.perm &= ~IOMMU_WO;
+    }
+    if ((flag & entry.perm) != flag) {
+        trace_plane_dma_refused(addr, flag, attrs);
+    }
+    return entry;
+}
+
+static int plane_dma_notify_flag_changed(IOMMUMemoryRegion *iommu,
+                                         IOMMUNotifierFlag old,
+                                         IOMMUNotifierFlag new, Error **errp)
+{
+    if (new != IOMMU_NOTIFIER_NONE) {
+        error_setg(errp, "-machine planes=%u: device DMA goes through "
+                   "plane 0's memory attributes, which change at any time; "
+                   "devices that map guest memory themselves (VFIO, vhost "
+                   "with an IOTLB) are not supported with planes",
+                   plane_dma_view->planes);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static void plane_dma_iommu_class_init(ObjectClass *oc, void *data)
+{
+    IOMMUMemoryRegionClass *imrc = IOMMU_MEMORY_REGION_CLASS(oc);
+
+    imrc->translate = plane_dma_translate;
+    imrc->notify_flag_changed = plane_dma_notify_flag_changed;
+}
+
+static const TypeInfo plane_dma_iommu_info = {
+    .name = TYPE_PLANE_DMA_IOMMU_MEMORY_REGION,
+    .parent = TYPE_IOMMU_MEMORY_REGION,
+    .class_init = plane_dma_iommu_class_init,
+};
+
+static void plane_dma_register_types(void)
+{
+    type_register_static(&plane_dma_iommu_info);
+}
+
+type_init(plane_dma_register_types)
+
+/* -- which devices may come with planes ----------------------------------- */
+
+/*
+ * Devices that would reach guest memory past plane 0's view, with why.
+ * Matched against the device's type and its parents.
+ */
+static const struct {
+    const char *type;
+    const char *why;
+} plane_dma_refused_devices[] = {
+    { "x86-iommu", "a vIOMMU would take device DMA over from plane 0's "
+      "view" },
+    { "virtio-iommu-device", "a vIOMMU would take device DMA over from "
+      "plane 0's view" },
+    { "virtio-iommu-pci", "a vIOMMU would take device DMA over from "
+      "plane 0's view" },
+    { "virtio-balloon-device", "the balloon discards guest pages at "
+      "addresses the guest chooses" },
+    { "virtio-balloon-pci-base", "the balloon discards guest pages at "
+      "addresses the guest chooses" },
+    { "virtio-md-pci", "memory devices can be unplugged (discarded) "
+      "under a plane's region" },
+    { "pc-dimm", "memory devices can be unplugged (discarded) under a "
+      "plane's region" },
+    { "vfio-pci", "VFIO maps guest memory for the device, past "
+      "plane 0's view" },
+};
+
+static ObjectClass *plane_dma_device_class(const char *driver)
+{
+    g_autofree char *pci_name = NULL;
+    ObjectClass *oc = object_class_by_name(driver);
+
+    if (oc) {
+        return oc;
+    }
+    /* -device's aliases on x86: "virtio-balloon" is virtio-balloon-pci */
+    pci_name = g_strdup_printf("%s-pci", driver);
+    return object_class_by_name(pci_name);
+}
+
+static bool plane_dma_hide_device(DeviceListener *listener,
+                                  const QDict *device_opts, bool from_json,
+                                  Error **errp)
+{
+    const char *driver = qdict_get_try_str(device_opts, "driver");
+    ObjectClass *oc = driver ? plane_dma_device_class(driver) : NULL;
+
+    if (!oc) {
+        return false;   /* -device's own error follows */
+    }
+    if (qdict_haskey(device_opts, "bypass_iommu")) {
+        /* pxb and friends: their buses' DMA would skip the view */
+        error_setg(errp, "-machine planes=%u: device '%s': bypass_iommu "
+                   "cannot be set with planes: device DMA goes through "
+                   "plane 0's view", plane_dma_view->planes, driver);
+        return false;
+    }
+    for (size_t i = 0; i < ARRAY_SIZE(plane_dma_refused_devices); i++) {
+        if (object_class_dynamic_cast(oc, plane_dma_refused_devices[i].type)) {
+            error_setg(errp, "-machine planes=%u: device '%s' is not "
+                       "supported with planes: %s", plane_dma_view->planes,
+                       driver, plane_dma_refused_devices[i].why);
+            return false;
+        }
+    }
+    return false;
+}
+
+static DeviceListener plane_dma_device_listener = {
+    .hide_device = plane_dma_hide_device,
+};
+
+/*
+ * Without VIRTIO_F_IOMMU_PLATFORM a virtio device uses address_space_memory
+ * whatever its bus says.  A guest driver that declines the feature fails
+ * the device (virtio's own rule), it does not get around the view.
+ */
+static GlobalProperty plane_dma_virtio_props[] = {
+    { "virtio-device", "iommu_platform", "on" },
+};
+
+bool plane_dma_init(MachineState *ms, unsigned int planes, Error **errp)
+{
+    PlaneDmaView *view;
+
+    if (planes == 1) {
+        return true;
+    }
+    view = g_new0(PlaneDmaView, 1);
+    view->planes = planes;
+    memory_region_init(&view->root, OBJECT(ms), "plane0-device-dma-root",
+                       UINT64_MAX);
+    memory_region_init_iommu(&view->iommu, sizeof(view->iommu),
+                             TYPE_PLANE_DMA_IOMMU_MEMORY_REGION, OBJECT(ms),
+                             "plane0-device-dma", UINT64_MAX);
+    memory_region_add_subregion(&view->root, 0, MEMORY_REGION(&view->iommu));
+    address_space_init(&view->as, &view->root, "plane0-device-dma");
+    plane_dma_view = view;
+
+    for (size_t i = 0; i < ARRAY_SIZE(plane_dma_virtio_props); i++) {
+        qdev_prop_register_global(&plane_dma_virtio_props[i]);
+    }
+    device_listener_register(&plane_dma_device_listener);
+    return true;
+}
+
+static AddressSpace *plane_dma_pci_address_space(PCIBus *bus, void *opaque,
+                                                 int devfn)
+{
+    return &plane_dma_view->as;
+}
+
+static const PCIIOMMUOps plane_dma_pci_ops = {
+    .get_address_space = plane_dma_pci_address_space,
+};
+
+static int plane_dma_attach_host(Object *obj, void *opaque)
+{
+    Error **errp = opaque;
+    PCIHostState *phb = (PCIHostState *)object_dynamic_cast(obj,
+                                                        TYPE_PCI_HOST_BRIDGE);
+
+    if (!phb || !phb->bus) {
+        return 0;
+    }
+    if (phb->bypass_iommu) {
+        error_setg(errp, "-machine planes=%u: PCI bus '%s' bypasses the "
+                   "IOMMU (default-bus-bypass-iommu=on), but device DMA "
+                   "must go through plane 0's view", plane_dma_view->planes,
+                   phb->bus->qbus.name);
+        return 1;
+    }
+    pci_setup_iommu(phb->bus, &plane_dma_pci_ops, NULL);
+    return 0;
+}
+
+bool plane_dma_attach_pci(MachineState *ms, Error **errp)
+{
+    if (!plane_dma_view) {
+        return true;
+    }
+    return !object_child_foreach_recursive(OBJECT(ms), plane_dma_attach_host,
+                                           errp);
+}
