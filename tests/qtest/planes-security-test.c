@@ -80,7 +80,7 @@ static void test_fresh_ram_name_clash(void)
 static void test_cpu_eject(void)
 {
     GuestRun run;
-    g_autofree char *serial = NULL, *after = NULL;
+    g_autofree char *serial = NULL, *after = NULL, *cpu1 = NULL;
     g_autoptr(QDict) p1 = NULL;
     g_autoptr(QDict) resp = NULL;
     const char *const lines[] = {
@@ -97,10 +97,13 @@ static void test_cpu_eject(void)
     g_assert_cmpint(qlist_size(qdict_get_qlist(p1, "vcpus")), ==, 2);
     resp = qtest_qmp(run.qts, "{ 'execute': 'query-cpus-fast' }");
     g_assert_cmpint(qlist_size(qdict_get_qlist(resp, "return")), ==, 2);
+    cpu1 = g_strdup(qdict_get_str(qobject_to(QDict, qlist_entry_obj(
+        qlist_next(qlist_first(qdict_get_qlist(resp, "return"))))),
+        "qom-path"));
     qobject_unref(resp);
     /* and device_del is refused by the same blocker, with its reason */
     resp = qtest_qmp(run.qts, "{ 'execute': 'device_del', 'arguments': "
-                     "{ 'id': '/machine/unattached/device[2]' } }");
+                     "{ 'id': %s } }", cpu1);
     g_assert(qdict_haskey(resp, "error"));
     g_assert_cmpstr(qdict_get_str(qdict_get_qdict(resp, "error"), "desc"), ==,
                     "-machine planes=2: CPU hot-unplug is not supported with "
@@ -185,6 +188,59 @@ static void test_walk_into_sealed_region_stops(void)
     guest_finish(&run);
 }
 
+/*
+ * fw_cfg's DMA interface used to read and write the sealed region at
+ * plane 0's request; now it goes through plane 0's view like PCI DMA.
+ */
+static void test_fw_cfg_dma(void)
+{
+    g_autofree char *serial = guest_run_to_exit_accel(
+        "tcg", "q35,planes=2,plane-violation=fault", "test=fw-cfg-dma", "");
+    const char *const lines[] = {
+        "P0: fw_cfg DMA into the region: control=0x1 changed=0",
+        "P0: fw_cfg DMA from the region: control=0x1 leaked=0",
+        "RESULT fw-cfg-dma rax=0\r\n", "ALIVE rax=-1000", "EXIT 0", NULL,
+    };
+
+    assert_in_order(serial, lines);
+}
+
+/*
+ * Plane 1's states used to take ICH9's broadcast SMI at the default
+ * SMBASE, in plane 0's RAM: plane 0's planted handler then wrote into
+ * the region with plane 1's view.  Plane >= 1 states never enter SMM.
+ */
+static void test_smi_plane1(void)
+{
+    g_autofree char *serial = guest_run_to_exit_accel(
+        "tcg", "q35,planes=2,plane-violation=fault", "test=smi-plane1",
+        "-smp 1");
+    const char *const lines[] = {
+        "P0: SMI broadcast negotiated: 1",
+        "P0: region word after the SMI: 0x0 (before 0x0)",
+        "RESULT smi-plane1 rax=0\r\n", "ALIVE rax=-1000", "EXIT 0", NULL,
+    };
+
+    assert_in_order(serial, lines);
+}
+
+/*
+ * Nested SVM let plane 0 have VMRUN write its host-save area into the
+ * region.  With planes the CPU has no SVM (and no VMX): VMRUN is #UD.
+ */
+static void test_nested_svm(void)
+{
+    g_autofree char *serial = guest_run_to_exit_accel(
+        "tcg", "q35,planes=2,plane-violation=fault", "test=nested-svm",
+        "-cpu max");
+    const char *const lines[] = {
+        "P0: CPUID SVM: 0", "P0: VMRUN: trap=6, region word changed=0",
+        "RESULT nested-svm rax=0\r\n", "ALIVE rax=-1000", "EXIT 0", NULL,
+    };
+
+    assert_in_order(serial, lines);
+}
+
 typedef struct PhysBitsCase {
     const char *name;
     const char *append;
@@ -247,6 +303,10 @@ int main(int argc, char **argv)
                    test_walk_into_sealed_region);
     qtest_add_func("/planes/security/walk/into-sealed-region-stops",
                    test_walk_into_sealed_region_stops);
+    qtest_add_func("/planes/security/dma/fw-cfg", test_fw_cfg_dma);
+    qtest_add_func("/planes/security/smm/plane1-never-enters",
+                   test_smi_plane1);
+    qtest_add_func("/planes/security/nested-svm", test_nested_svm);
     for (size_t i = 0; i < ARRAY_SIZE(phys_bits_cases); i++) {
         g_autofree char *path = g_strdup_printf(
             "/planes/security/phys-bits-52/%s", phys_bits_cases[i].name);

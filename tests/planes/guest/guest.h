@@ -84,6 +84,7 @@ struct enable_block {
 #define VTL_TEST_TRIPLE     0x7f06      /* test-only: plane 1 triple faults */
 #define VTL_TEST_ENABLE_RAW 0x7f07      /* test-only: HC 18, block as given */
 #define VTL_TEST_MAXPAR     0x7f08      /* test-only: most calls at once */
+#define VTL_TEST_PEEK       0x7f09      /* test-only: 8 bytes at a GPA */
 
 static inline void outb(u16 port, u8 v)
 {
@@ -93,6 +94,19 @@ static inline void outb(u16 port, u8 v)
 static inline void outl(u16 port, u32 v)
 {
     __asm__ volatile("outl %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline void outw(u16 port, u16 v)
+{
+    __asm__ volatile("outw %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline u32 inl(u16 port)
+{
+    u32 v;
+
+    __asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(port));
+    return v;
 }
 
 static inline u8 inb(u16 port)

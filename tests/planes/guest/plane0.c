@@ -316,6 +316,9 @@ static void vbs_boot(void);
 static s64 cpu_eject(void);
 static s64 pt_protect(void);
 static s64 pte_into_sealed(void);
+static s64 fw_cfg_dma_sealed(void);
+static s64 smi_plane1(void);
+static s64 nested_svm(void);
 static s64 plane1_hc(u64 nr, u64 a0, u64 a1, u64 a2, u64 a3);
 
 /* Each refused call: its RAX, then proof that the VM is still fine. */
@@ -415,6 +418,12 @@ static void test_negative(const char *name)
         result(name, pt_protect());
     } else if (!strcmp(name, "pte-into-sealed")) {
         result(name, pte_into_sealed());
+    } else if (!strcmp(name, "fw-cfg-dma")) {
+        result(name, fw_cfg_dma_sealed());
+    } else if (!strcmp(name, "smi-plane1")) {
+        result(name, smi_plane1());
+    } else if (!strcmp(name, "nested-svm")) {
+        result(name, nested_svm());
     } else if (!strcmp(name, "enable-vcpu-plane0")) {
         result(name, hypercall(HC_ENABLE_VCPU, 1, 0x1000000, 0, 0));
     } else if (!strcmp(name, "vtl-call-before-activate")) {
@@ -713,6 +722,196 @@ static s64 pte_into_sealed(void)
     pd[va >> 21] = saved;
     invlpg(va);
     return trap;
+}
+
+/* What plane 1 sees at @gpa: proof that a sealed word did not change. */
+static u64 plane1_peek(u64 gpa)
+{
+    if (vtl_call(CA0, VTL_TEST_PEEK, &gpa, 8) || vtl_status(CA0)) {
+        puts("P0: VTL_TEST_PEEK failed\n");
+        guest_exit(EXIT_FAIL);
+    }
+    return *(u64 *)CA0->buffer;
+}
+
+/* fw_cfg as firmware drives it: the DMA interface, big-endian. */
+#define FW_CFG_DMA_HIGH     0x514
+#define FW_CFG_DMA_LOW      0x518
+#define FW_CFG_SIGNATURE    0x0000
+#define FW_CFG_FILE_DIR     0x0019
+#define FW_CFG_DMA_ERROR    0x01
+#define FW_CFG_DMA_READ     0x02
+#define FW_CFG_DMA_SELECT   0x08
+#define FW_CFG_DMA_WRITE    0x10
+
+/* One DMA transfer of @len bytes at @gpa; its control word afterwards. */
+static u32 fw_cfg_dma(u16 select, u32 op, u64 gpa, u32 len)
+{
+    static volatile struct {
+        u32 control, length;
+        u64 address;
+    } __attribute__((packed, aligned(16))) access;
+    u64 pa = (u64)&access;
+
+    access.control = __builtin_bswap32((u32)select << 16 |
+                                       FW_CFG_DMA_SELECT | op);
+    access.length = __builtin_bswap32(len);
+    access.address = __builtin_bswap64(gpa);
+    outl(FW_CFG_DMA_HIGH, __builtin_bswap32(pa >> 32));
+    outl(FW_CFG_DMA_LOW, __builtin_bswap32((u32)pa));
+    return __builtin_bswap32(access.control);
+}
+
+static u8 fw_cfg_dir[8192] __attribute__((aligned(16)));
+
+/* The selector of fw_cfg file @name, or -1. */
+static int fw_cfg_find(const char *name)
+{
+    u32 n;
+
+    if (fw_cfg_dma(FW_CFG_FILE_DIR, FW_CFG_DMA_READ, (u64)fw_cfg_dir,
+                   sizeof(fw_cfg_dir))) {
+        return -1;
+    }
+    n = __builtin_bswap32(*(u32 *)fw_cfg_dir);
+    for (u32 i = 0; i < n && 4 + (i + 1) * 64 <= sizeof(fw_cfg_dir); i++) {
+        u8 *e = fw_cfg_dir + 4 + i * 64;
+
+        if (!strcmp((const char *)e + 8, name)) {
+            return __builtin_bswap16(*(u16 *)(e + 4));
+        }
+    }
+    return -1;
+}
+
+/*
+ * fw_cfg's DMA interface is a device of plane 0's: a read of a file into
+ * the sealed region, and a write of a file from it, must both fail.
+ */
+static s64 fw_cfg_dma_sealed(void)
+{
+    u64 target = cfg[1].load_offset + cfg[1].memory_size / 2, before, after;
+    u64 secret, leaked = 0;
+    int req;
+    u32 ctl_in, ctl_out;
+
+    vbs_boot();
+    before = plane1_peek(target);
+    ctl_in = fw_cfg_dma(FW_CFG_SIGNATURE, FW_CFG_DMA_READ, target, 4);
+    after = plane1_peek(target);
+    printf("P0: fw_cfg DMA into the region: control=0x%x changed=%u\n",
+           (u64)ctl_in, (u64)(before != after));
+    /* plane 1's first code bytes, through a writable file and back */
+    secret = plane1_peek(cfg[1].load_offset);
+    req = fw_cfg_find("etc/smi/requested-features");
+    ctl_out = fw_cfg_dma(req, FW_CFG_DMA_WRITE, cfg[1].load_offset, 8);
+    fw_cfg_dma(req, FW_CFG_DMA_READ, (u64)&leaked, 8);
+    printf("P0: fw_cfg DMA from the region: control=0x%x leaked=%u\n",
+           (u64)ctl_out, (u64)(leaked == secret));
+    return req >= 0 && ctl_in == FW_CFG_DMA_ERROR && before == after &&
+           ctl_out == FW_CFG_DMA_ERROR && leaked != secret ? 0 : -1;
+}
+
+static u32 pci_config_read32(u32 bdf, u32 reg)
+{
+    outl(0xcf8, 0x80000000 | bdf << 8 | reg);
+    return inl(0xcfc);
+}
+
+/* A 16-bit SMM handler at the default SMBASE's entry: *(u32 *)ebx = eax. */
+#define SMM_DEFAULT_ENTRY   0x38000
+
+static void smm_plant_store(u32 gpa, u32 value)
+{
+    u8 *p = (u8 *)SMM_DEFAULT_ENTRY;
+
+    p[0] = 0x66; p[1] = 0xb8;                   /* mov $value, %eax */
+    memcpy(p + 2, &value, 4);
+    p[6] = 0x66; p[7] = 0xbb;                   /* mov $gpa, %ebx */
+    memcpy(p + 8, &gpa, 4);
+    p[12] = 0x67; p[13] = 0x66; p[14] = 0x89; p[15] = 0x03;
+    p[16] = 0x0f; p[17] = 0xaa;                 /* rsm */
+}
+
+/*
+ * Plane 1's states start with the default SMBASE, in plane 0's RAM: with
+ * ICH9's broadcast SMI negotiated, plane 0 plants a handler there and
+ * raises an SMI, which plane 1 would take the next time it runs, with
+ * its own view.  Plane >= 1 states never enter SMM.  Run with -smp 1
+ * (plane 0's own vCPU took SeaBIOS's relocated SMBASE).
+ */
+static s64 smi_plane1(void)
+{
+    u64 target = cfg[1].load_offset + cfg[1].memory_size / 2, before, after;
+    u64 features = 1;                   /* ICH9_LPC_SMI_F_BROADCAST */
+    u8 ok = 0;
+    u16 pmbase;
+    int req = fw_cfg_find("etc/smi/requested-features");
+    int features_ok = fw_cfg_find("etc/smi/features-ok");
+
+    vbs_boot();
+    fw_cfg_dma(req, FW_CFG_DMA_WRITE, (u64)&features, 8);
+    fw_cfg_dma(features_ok, FW_CFG_DMA_READ, (u64)&ok, 1);
+    printf("P0: SMI broadcast negotiated: %u\n", (u64)ok);
+    pmbase = pci_config_read32(0x1f << 3, 0x40) & 0xff80;
+    outl(pmbase + 0x30, inl(pmbase + 0x30) | 0x20);     /* APMC_EN */
+    smm_plant_store(target, 0x5eca1ed0);
+    before = plane1_peek(target);
+    outb(0xb2, 0x42);
+    /* plane 1 runs again: it would take its SMI now */
+    if (!echo_ok(CA0, 0x5a1)) {
+        return -1;
+    }
+    after = plane1_peek(target);
+    printf("P0: region word after the SMI: 0x%x (before 0x%x)\n", after,
+           before);
+    return ok == 1 && before == after ? 0 : -1;
+}
+
+static u64 rdmsr0(u32 msr)
+{
+    u32 lo, hi;
+
+    __asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
+    return (u64)hi << 32 | lo;
+}
+
+static void wrmsr0(u32 msr, u64 v)
+{
+    __asm__ volatile("wrmsr" : : "c"(msr), "a"((u32)v), "d"((u32)(v >> 32)));
+}
+
+static u8 vmcb[4096] __attribute__((aligned(4096)));
+static u8 vmrun_stub[16] __attribute__((section(".data")));
+
+/*
+ * Nested SVM: VMRUN writes the host-save area (VM_HSAVE_PA, any address
+ * plane 0 likes) past the planes' view.  With planes the CPU has no SVM:
+ * VMRUN is #UD and the sealed page keeps its contents.
+ */
+static s64 nested_svm(void)
+{
+    u64 target = cfg[1].load_offset + cfg[1].memory_size / 2, before, after;
+    u64 saved_cr0 = target + 0x558;         /* the VMCB save area's CR0 */
+    u64 vmcb_pa = (u64)vmcb;
+    u32 a = 0x80000001, b, c = 0, d;
+    int trap;
+
+    __asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+    printf("P0: CPUID SVM: %u\n", (u64)(c >> 2 & 1));
+    vbs_boot();
+    before = plane1_peek(saved_cr0);
+    wrmsr0(0xc0000080, rdmsr0(0xc0000080) | 1 << 12);  /* EFER.SVME */
+    wrmsr0(0xc0010117, target);                         /* VM_HSAVE_PA */
+    vmrun_stub[0] = 0x48; vmrun_stub[1] = 0xb8;         /* mov $vmcb, %rax */
+    memcpy(vmrun_stub + 2, &vmcb_pa, 8);
+    vmrun_stub[10] = 0x0f; vmrun_stub[11] = 0x01; vmrun_stub[12] = 0xd8;
+    vmrun_stub[13] = 0xc3;                              /* vmrun; ret */
+    trap = try_exec((u64)vmrun_stub) - 1;
+    after = plane1_peek(saved_cr0);
+    printf("P0: VMRUN: trap=%d, region word changed=%u\n", (s64)trap,
+           (u64)(before != after));
+    return trap == 6 && before == after ? 0 : -1;
 }
 
 /* Runs round @mode (see ap_main) on vCPU 1 beside @fn on vCPU 0. */

@@ -136,6 +136,11 @@ static s32 p1_serve(struct calling_area *ca)
         return (s32)enable_vcpu(a[0], &block);
     case VTL_TEST_ENABLE_RAW:
         return (s32)hypercall(HC_ENABLE_VCPU, a[0], a[1], 0, 0);
+    case VTL_TEST_PEEK:
+        /* {u64 gpa}: what plane 1 sees there (its view is identity) */
+        a[0] = *(volatile u64 *)a[0];
+        ca->resp_size = 8;
+        return 0;
     case VTL_TEST_SPIN: {
         u64 *t = (u64 *)ca->buffer, n = a[0];
 
