@@ -97,9 +97,9 @@ static void test_boot(const void *opaque)
             c->cmdline_line, e820_ram, e820_boot, "P1: hide own region rax=0",
             c->park_line,
             "P0: ACTIVATE rax=0", "P0: resumed after ACTIVATE",
-            "P0: read of plane 1 region: trap=14 error=0x1",
-            "P0: write of plane 1 region: trap=14 error=0x3",
-            "P0: exec of plane 1 region: trap=14 error=0x11",
+            "P0: read of plane 1 region: trap=14 error=0x8001",
+            "P0: write of plane 1 region: trap=14 error=0x8003",
+            "P0: exec of plane 1 region: trap=14 error=0x8011",
             "P0: read of plane 1 region end: trap=14",
             "P0: read just past plane 1 region: trap=-1",
             "EXIT 0", "DONE", NULL,
@@ -460,14 +460,14 @@ static void test_vbs(const char *machine)
             "RESULT config-after-activate rax=0",
             "P0: kernel text returns 42 before the seal",
             "RESULT seal rax=0 status=0",
-            "RESULT sealed-write trap=14 error=0x3 cr2=0x",
+            "RESULT sealed-write trap=14 error=0x8003 cr2=0x",
             "RESULT sealed-unchanged 1",
             "RESULT sealed-exec returns=42",
             "RESULT rodata-write trap=14 read=-1 value=0x5a",
-            "RESULT rodata-exec trap=14 error=0x11",
+            "RESULT rodata-exec trap=14 error=0x8011",
             "P0: data page runs before NO_EXEC: trap=-1",
             "RESULT protect rax=0 status=0",
-            "RESULT noexec-exec trap=14 error=0x11 cr2=0x",
+            "RESULT noexec-exec trap=14 error=0x8011 cr2=0x",
             "RESULT noexec-write trap=-1",
             "RESULT noexec-read trap=-1 value=0x5a",
             "RESULT lift rax=0", "RESULT lifted-exec trap=-1",
@@ -494,8 +494,8 @@ static void test_vbs(const char *machine)
      */
     g_usleep(2500 * 1000);
     events = collect_events(run.qts);
-    ktext = serial_hex_after(serial, "sealed-write trap=14 error=0x3 cr2=0x");
-    kdata = serial_hex_after(serial, "noexec-exec trap=14 error=0x11 cr2=0x");
+    ktext = serial_hex_after(serial, "sealed-write trap=14 error=0x8003 cr2=0x");
+    kdata = serial_hex_after(serial, "noexec-exec trap=14 error=0x8011 cr2=0x");
     ev = take_event(&events, "PLANE_MEMORY_VIOLATION");
     data = qdict_get_qdict(ev, "data");
     g_assert_cmpint(qdict_get_int(data, "plane"), ==, 0);
@@ -658,7 +658,7 @@ static void test_round_robin(void)
         "-no-reboot");
     const char *const lines[] = {
         "P0: ACTIVATE rax=0", "RESULT sealed-unchanged 1",
-        "RESULT noexec-exec trap=14 error=0x11",
+        "RESULT noexec-exec trap=14 error=0x8011",
         "RESULT serialized calls=200 errors0=0 errors1=0",
         "RESULT parallel calls=200 errors0=0 errors1=0", "EXIT 0", NULL,
     };

@@ -128,10 +128,19 @@ static int plane_tcg_denied(unsigned int plane, hwaddr gpa)
     return deny;
 }
 
-/* The #PF error code of a refused access, as if the page tables refused */
+/*
+ * Error code bit 15 ("SGX"): the paging structures allowed the access,
+ * a protection outside them refused it.  Without it a Linux guest takes
+ * a protection fault on a page its own tables allow as spurious and
+ * retries forever; with it Linux oopses (kernel) or sends SIGSEGV (user),
+ * as it does for an EPCM refusal.
+ */
+#define PLANE_TCG_PF_OUTSIDE_PAGING (1 << 15)
+
+/* The #PF error code of a refused access: a protection fault, bit 15 */
 static int plane_tcg_fault_code(MMUAccessType access_type, bool user)
 {
-    int error_code = PG_ERROR_P_MASK;
+    int error_code = PG_ERROR_P_MASK | PLANE_TCG_PF_OUTSIDE_PAGING;
 
     error_code |= access_type == MMU_DATA_STORE ? PG_ERROR_W_MASK : 0;
     error_code |= access_type == MMU_INST_FETCH ? PG_ERROR_I_D_MASK : 0;
