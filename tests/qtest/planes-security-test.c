@@ -134,7 +134,7 @@ static void test_walk_protected_tables(void)
         "P0: page tables protected: rax=0 status=0",
         "P0: read through protected tables: trap=-1",
         "P0: fresh PD entry accessed after: 0",
-        "P0: write to a PD: trap=14 error=0x3",
+        "P0: write to a PD: trap=14 error=0x8003",
         "RESULT pt-protect rax=0\r\n", "ALIVE rax=-1000", NULL,
     };
 
@@ -154,7 +154,7 @@ static void test_walk_into_sealed_region(void)
         "tcg", "q35,planes=2,plane-violation=fault",
         "test=pte-into-sealed", "");
     const char *const lines[] = {
-        "P0: read through a table in the region: trap=14 error=0x1 "
+        "P0: read through a table in the region: trap=14 error=0x8001 "
         "cr2=0x1c0000000", "RESULT pte-into-sealed rax=14\r\n",
         "ALIVE rax=-1000", "EXIT 0", NULL,
     };
@@ -241,6 +241,44 @@ static void test_nested_svm(void)
     assert_in_order(serial, lines);
 }
 
+/* A PCI device's DMA (edu) goes through plane 0's view as well. */
+static void test_pci_dma(void)
+{
+    g_autofree char *serial = guest_run_to_exit_accel(
+        "tcg", "q35,planes=2,plane-violation=fault", "test=pci-dma",
+        "-device edu");
+    const char *const lines[] = {
+        "P0: edu DMA round trip in plane 0's RAM: 1",
+        "P0: edu DMA from the region: leaked=0",
+        "P0: edu DMA into the region: changed=0",
+        "RESULT pci-dma rax=0\r\n", "ALIVE rax=-1000", "EXIT 0", NULL,
+    };
+
+    assert_in_order(serial, lines);
+}
+
+/*
+ * HMP's mce took a plane state's CPU index and injected a machine check
+ * into plane 1; plane states are not guest CPUs.
+ */
+static void test_mce_plane_state(void)
+{
+    GuestRun run;
+    g_autofree char *serial = NULL, *out = NULL;
+    g_autoptr(QDict) p1 = NULL;
+
+    guest_start_accel(&run, "tcg", "q35,planes=2,plane-violation=fault",
+                      "test=boot halt=1", "");
+    serial = guest_wait_serial(&run, "DONE");
+    /* CPU indexes 0 and 1 are the guest's, 2 and 3 plane 1's states */
+    out = qtest_hmp(run.qts, "mce 2 1 0xbe00000000800400 0 0 0");
+    g_assert_cmpstr(out, ==, "CPU 2 is a state of VM plane 1, not a guest "
+                    "CPU\r\n");
+    p1 = query_plane(run.qts, 1);
+    g_assert_cmpstr(qdict_get_str(p1, "state"), ==, "parked");
+    guest_finish(&run);
+}
+
 typedef struct PhysBitsCase {
     const char *name;
     const char *append;
@@ -307,6 +345,8 @@ int main(int argc, char **argv)
     qtest_add_func("/planes/security/smm/plane1-never-enters",
                    test_smi_plane1);
     qtest_add_func("/planes/security/nested-svm", test_nested_svm);
+    qtest_add_func("/planes/security/dma/pci", test_pci_dma);
+    qtest_add_func("/planes/security/mce-plane-state", test_mce_plane_state);
     for (size_t i = 0; i < ARRAY_SIZE(phys_bits_cases); i++) {
         g_autofree char *path = g_strdup_printf(
             "/planes/security/phys-bits-52/%s", phys_bits_cases[i].name);

@@ -319,6 +319,7 @@ static s64 pte_into_sealed(void);
 static s64 fw_cfg_dma_sealed(void);
 static s64 smi_plane1(void);
 static s64 nested_svm(void);
+static s64 pci_dma_sealed(void);
 static s64 plane1_hc(u64 nr, u64 a0, u64 a1, u64 a2, u64 a3);
 
 /* Each refused call: its RAX, then proof that the VM is still fine. */
@@ -424,6 +425,8 @@ static void test_negative(const char *name)
         result(name, smi_plane1());
     } else if (!strcmp(name, "nested-svm")) {
         result(name, nested_svm());
+    } else if (!strcmp(name, "pci-dma")) {
+        result(name, pci_dma_sealed());
     } else if (!strcmp(name, "enable-vcpu-plane0")) {
         result(name, hypercall(HC_ENABLE_VCPU, 1, 0x1000000, 0, 0));
     } else if (!strcmp(name, "vtl-call-before-activate")) {
@@ -816,6 +819,71 @@ static u32 pci_config_read32(u32 bdf, u32 reg)
 {
     outl(0xcf8, 0x80000000 | bdf << 8 | reg);
     return inl(0xcfc);
+}
+
+static void pci_config_write32(u32 bdf, u32 reg, u32 v)
+{
+    outl(0xcf8, 0x80000000 | bdf << 8 | reg);
+    outl(0xcfc, v);
+}
+
+/* QEMU's edu device: a DMA engine with a 4 KiB buffer at 0x40000. */
+#define EDU_ID          0x11e81234
+#define EDU_BUFFER      0x40000
+#define EDU_CMD_START   0x1
+#define EDU_CMD_TO_RAM  0x2
+
+static volatile u64 *edu_regs;
+
+/* One edu transfer of 8 bytes; waits for the engine (a 100 ms timer). */
+static void edu_dma(u64 src, u64 dst, u64 cmd)
+{
+    edu_regs[0x80 / 8] = src;
+    edu_regs[0x88 / 8] = dst;
+    edu_regs[0x90 / 8] = 8;
+    edu_regs[0x98 / 8] = cmd;
+    while (edu_regs[0x98 / 8] & EDU_CMD_START) {
+        __asm__ volatile("pause");
+    }
+}
+
+/*
+ * A PCI device is plane 0's too: edu's DMA from the sealed region reads
+ * nothing of it, its DMA into the region changes nothing.
+ */
+static s64 pci_dma_sealed(void)
+{
+    u64 target = cfg[1].load_offset + cfg[1].memory_size / 2, before, after;
+    static volatile u64 mine = 0x1122334455667788UL, back;
+    u64 secret;
+    u32 bdf = 0;
+
+    while (bdf < 32 << 3 && pci_config_read32(bdf, 0) != EDU_ID) {
+        bdf += 8;
+    }
+    if (bdf == 32 << 3) {
+        puts("P0: no edu device on bus 0\n");
+        return -1;
+    }
+    edu_regs = (volatile u64 *)(u64)(pci_config_read32(bdf, 0x10) & ~0xfU);
+    pci_config_write32(bdf, 0x04, 0x6);         /* memory, bus master */
+    vbs_boot();
+    /* the device works: plane 0's word there and back */
+    edu_dma((u64)&mine, EDU_BUFFER, EDU_CMD_START);
+    edu_dma(EDU_BUFFER, (u64)&back, EDU_CMD_START | EDU_CMD_TO_RAM);
+    printf("P0: edu DMA round trip in plane 0's RAM: %u\n",
+           (u64)(back == mine));
+    secret = plane1_peek(cfg[1].load_offset);
+    edu_dma(cfg[1].load_offset, EDU_BUFFER, EDU_CMD_START);
+    edu_dma(EDU_BUFFER, (u64)&back, EDU_CMD_START | EDU_CMD_TO_RAM);
+    printf("P0: edu DMA from the region: leaked=%u\n", (u64)(back == secret));
+    before = plane1_peek(target);
+    edu_dma((u64)&mine, EDU_BUFFER, EDU_CMD_START);
+    edu_dma(EDU_BUFFER, target, EDU_CMD_START | EDU_CMD_TO_RAM);
+    after = plane1_peek(target);
+    printf("P0: edu DMA into the region: changed=%u\n",
+           (u64)(before != after));
+    return back != secret && before == after ? 0 : -1;
 }
 
 /* A 16-bit SMM handler at the default SMBASE's entry: *(u32 *)ebx = eax. */
