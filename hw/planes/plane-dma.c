@@ -44,7 +44,6 @@ typedef struct PlaneDmaView {
     MemoryRegion root;
     IOMMUMemoryRegion iommu;
     AddressSpace as;
-    unsigned int planes;
 } PlaneDmaView;
 
 static PlaneDmaView *plane_dma_view;
@@ -52,6 +51,12 @@ static PlaneDmaView *plane_dma_view;
 AddressSpace *plane_device_dma_as(void)
 {
     return plane_dma_view ? &plane_dma_view->as : &address_space_memory;
+}
+
+/* For error messages: the view exists only with planes > 1. */
+static unsigned int plane_dma_planes(void)
+{
+    return plane_set_get()->nr_planes;
 }
 
 /* Called under RCU, like every translation: the attribute map is RCU's. */
@@ -89,7 +94,7 @@ static int plane_dma_notify_flag_changed(IOMMUMemoryRegion *iommu,
                    "plane 0's memory attributes, which change at any time; "
                    "devices that map guest memory themselves (VFIO, vhost "
                    "with an IOTLB) are not supported with planes",
-                   plane_dma_view->planes);
+                   plane_dma_planes());
         return -EINVAL;
     }
     return 0;
@@ -122,26 +127,26 @@ type_init(plane_dma_register_types)
  * Devices that would reach guest memory past plane 0's view, with why.
  * Matched against the device's type and its parents.
  */
+#define PLANE_DMA_WHY_VIOMMU \
+    "a vIOMMU would take device DMA over from plane 0's view"
+#define PLANE_DMA_WHY_BALLOON \
+    "the balloon discards guest pages at addresses the guest chooses"
+#define PLANE_DMA_WHY_MEMORY_DEVICE \
+    "memory devices can be unplugged (discarded) under a plane's region"
+
 static const struct {
     const char *type;
     const char *why;
 } plane_dma_refused_devices[] = {
-    { "x86-iommu", "a vIOMMU would take device DMA over from plane 0's "
+    { "x86-iommu", PLANE_DMA_WHY_VIOMMU },
+    { "virtio-iommu-device", PLANE_DMA_WHY_VIOMMU },
+    { "virtio-iommu-pci", PLANE_DMA_WHY_VIOMMU },
+    { "virtio-balloon-device", PLANE_DMA_WHY_BALLOON },
+    { "virtio-balloon-pci-base", PLANE_DMA_WHY_BALLOON },
+    { "virtio-md-pci", PLANE_DMA_WHY_MEMORY_DEVICE },
+    { "pc-dimm", PLANE_DMA_WHY_MEMORY_DEVICE },
+    { "vfio-pci", "VFIO maps guest memory for the device, past plane 0's "
       "view" },
-    { "virtio-iommu-device", "a vIOMMU would take device DMA over from "
-      "plane 0's view" },
-    { "virtio-iommu-pci", "a vIOMMU would take device DMA over from "
-      "plane 0's view" },
-    { "virtio-balloon-device", "the balloon discards guest pages at "
-      "addresses the guest chooses" },
-    { "virtio-balloon-pci-base", "the balloon discards guest pages at "
-      "addresses the guest chooses" },
-    { "virtio-md-pci", "memory devices can be unplugged (discarded) "
-      "under a plane's region" },
-    { "pc-dimm", "memory devices can be unplugged (discarded) under a "
-      "plane's region" },
-    { "vfio-pci", "VFIO maps guest memory for the device, past "
-      "plane 0's view" },
 };
 
 static ObjectClass *plane_dma_device_class(const char *driver)
@@ -171,13 +176,13 @@ static bool plane_dma_hide_device(DeviceListener *listener,
         /* pxb and friends: their buses' DMA would skip the view */
         error_setg(errp, "-machine planes=%u: device '%s': bypass_iommu "
                    "cannot be set with planes: device DMA goes through "
-                   "plane 0's view", plane_dma_view->planes, driver);
+                   "plane 0's view", plane_dma_planes(), driver);
         return false;
     }
     for (size_t i = 0; i < ARRAY_SIZE(plane_dma_refused_devices); i++) {
         if (object_class_dynamic_cast(oc, plane_dma_refused_devices[i].type)) {
             error_setg(errp, "-machine planes=%u: device '%s' is not "
-                       "supported with planes: %s", plane_dma_view->planes,
+                       "supported with planes: %s", plane_dma_planes(),
                        driver, plane_dma_refused_devices[i].why);
             return false;
         }
@@ -206,7 +211,6 @@ bool plane_dma_init(MachineState *ms, unsigned int planes, Error **errp)
         return true;
     }
     view = g_new0(PlaneDmaView, 1);
-    view->planes = planes;
     memory_region_init(&view->root, OBJECT(ms), "plane0-device-dma-root",
                        UINT64_MAX);
     memory_region_init_iommu(&view->iommu, sizeof(view->iommu),
@@ -245,7 +249,7 @@ static int plane_dma_attach_host(Object *obj, void *opaque)
     if (phb->bypass_iommu) {
         error_setg(errp, "-machine planes=%u: PCI bus '%s' bypasses the "
                    "IOMMU (default-bus-bypass-iommu=on), but device DMA "
-                   "must go through plane 0's view", plane_dma_view->planes,
+                   "must go through plane 0's view", plane_dma_planes(),
                    phb->bus->qbus.name);
         return 1;
     }
