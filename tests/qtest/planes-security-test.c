@@ -188,73 +188,58 @@ static void test_walk_into_sealed_region_stops(void)
     guest_finish(&run);
 }
 
-/*
- * fw_cfg's DMA interface used to read and write the sealed region at
- * plane 0's request; now it goes through plane 0's view like PCI DMA.
- */
-static void test_fw_cfg_dma(void)
-{
-    g_autofree char *serial = guest_run_to_exit_accel(
-        "tcg", "q35,planes=2,plane-violation=fault", "test=fw-cfg-dma", "");
-    const char *const lines[] = {
+/* A guest test whose serial output says it all: its lines, in order. */
+typedef struct GuestOutputCase {
+    const char *path;
+    const char *append;
+    const char *extra;
+    const char *lines[7];
+} GuestOutputCase;
+
+static const GuestOutputCase guest_output_cases[] = {
+    /*
+     * fw_cfg's DMA interface used to read and write the sealed region at
+     * plane 0's request; now it goes through plane 0's view like PCI DMA.
+     */
+    { "dma/fw-cfg", "test=fw-cfg-dma", "", {
         "P0: fw_cfg DMA into the region: control=0x1 changed=0",
         "P0: fw_cfg DMA from the region: control=0x1 leaked=0",
         "RESULT fw-cfg-dma rax=0\r\n", "ALIVE rax=-1000", "EXIT 0", NULL,
-    };
-
-    assert_in_order(serial, lines);
-}
-
-/*
- * Plane 1's states used to take ICH9's broadcast SMI at the default
- * SMBASE, in plane 0's RAM: plane 0's planted handler then wrote into
- * the region with plane 1's view.  Plane >= 1 states never enter SMM.
- */
-static void test_smi_plane1(void)
-{
-    g_autofree char *serial = guest_run_to_exit_accel(
-        "tcg", "q35,planes=2,plane-violation=fault", "test=smi-plane1",
-        "-smp 1");
-    const char *const lines[] = {
-        "P0: SMI broadcast negotiated: 1",
-        "P0: region word after the SMI: 0x0 (before 0x0)",
-        "RESULT smi-plane1 rax=0\r\n", "ALIVE rax=-1000", "EXIT 0", NULL,
-    };
-
-    assert_in_order(serial, lines);
-}
-
-/*
- * Nested SVM let plane 0 have VMRUN write its host-save area into the
- * region.  With planes the CPU has no SVM (and no VMX): VMRUN is #UD.
- */
-static void test_nested_svm(void)
-{
-    g_autofree char *serial = guest_run_to_exit_accel(
-        "tcg", "q35,planes=2,plane-violation=fault", "test=nested-svm",
-        "-cpu max");
-    const char *const lines[] = {
-        "P0: CPUID SVM: 0", "P0: VMRUN: trap=6, region word changed=0",
-        "RESULT nested-svm rax=0\r\n", "ALIVE rax=-1000", "EXIT 0", NULL,
-    };
-
-    assert_in_order(serial, lines);
-}
-
-/* A PCI device's DMA (edu) goes through plane 0's view as well. */
-static void test_pci_dma(void)
-{
-    g_autofree char *serial = guest_run_to_exit_accel(
-        "tcg", "q35,planes=2,plane-violation=fault", "test=pci-dma",
-        "-device edu");
-    const char *const lines[] = {
+    } },
+    /* A PCI device's DMA (edu) goes through plane 0's view as well. */
+    { "dma/pci", "test=pci-dma", "-device edu", {
         "P0: edu DMA round trip in plane 0's RAM: 1",
         "P0: edu DMA from the region: leaked=0",
         "P0: edu DMA into the region: changed=0",
         "RESULT pci-dma rax=0\r\n", "ALIVE rax=-1000", "EXIT 0", NULL,
-    };
+    } },
+    /*
+     * Plane 1's states used to take ICH9's broadcast SMI at the default
+     * SMBASE, in plane 0's RAM: plane 0's planted handler then wrote into
+     * the region with plane 1's view.  Plane >= 1 states never enter SMM.
+     */
+    { "smm/plane1-never-enters", "test=smi-plane1", "-smp 1", {
+        "P0: SMI broadcast negotiated: 1",
+        "P0: region word after the SMI: 0x0 (before 0x0)",
+        "RESULT smi-plane1 rax=0\r\n", "ALIVE rax=-1000", "EXIT 0", NULL,
+    } },
+    /*
+     * Nested SVM let plane 0 have VMRUN write its host-save area into the
+     * region.  With planes the CPU has no SVM (and no VMX): VMRUN is #UD.
+     */
+    { "nested-svm", "test=nested-svm", "-cpu max", {
+        "P0: CPUID SVM: 0", "P0: VMRUN: trap=6, region word changed=0",
+        "RESULT nested-svm rax=0\r\n", "ALIVE rax=-1000", "EXIT 0", NULL,
+    } },
+};
 
-    assert_in_order(serial, lines);
+static void test_guest_output(const void *opaque)
+{
+    const GuestOutputCase *c = opaque;
+    g_autofree char *serial = guest_run_to_exit_accel(
+        "tcg", "q35,planes=2,plane-violation=fault", c->append, c->extra);
+
+    assert_in_order(serial, c->lines);
 }
 
 /*
@@ -341,11 +326,12 @@ int main(int argc, char **argv)
                    test_walk_into_sealed_region);
     qtest_add_func("/planes/security/walk/into-sealed-region-stops",
                    test_walk_into_sealed_region_stops);
-    qtest_add_func("/planes/security/dma/fw-cfg", test_fw_cfg_dma);
-    qtest_add_func("/planes/security/smm/plane1-never-enters",
-                   test_smi_plane1);
-    qtest_add_func("/planes/security/nested-svm", test_nested_svm);
-    qtest_add_func("/planes/security/dma/pci", test_pci_dma);
+    for (size_t i = 0; i < ARRAY_SIZE(guest_output_cases); i++) {
+        g_autofree char *path = g_strdup_printf("/planes/security/%s",
+                                                guest_output_cases[i].path);
+
+        qtest_add_data_func(path, &guest_output_cases[i], test_guest_output);
+    }
     qtest_add_func("/planes/security/mce-plane-state", test_mce_plane_state);
     for (size_t i = 0; i < ARRAY_SIZE(phys_bits_cases); i++) {
         g_autofree char *path = g_strdup_printf(

@@ -109,6 +109,19 @@ static inline u32 inl(u16 port)
     return v;
 }
 
+static inline u64 rdmsr(u32 msr)
+{
+    u32 lo, hi;
+
+    __asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
+    return ((u64)hi << 32) | lo;
+}
+
+static inline void wrmsr(u32 msr, u64 v)
+{
+    __asm__ volatile("wrmsr" : : "c"(msr), "a"((u32)v), "d"((u32)(v >> 32)));
+}
+
 static inline u8 inb(u16 port)
 {
     u8 v;

@@ -727,6 +727,12 @@ static s64 pte_into_sealed(void)
     return trap;
 }
 
+/* A word in plane 1's region that its monitor never uses (zeros). */
+static u64 region_middle(void)
+{
+    return cfg[1].load_offset + cfg[1].memory_size / 2;
+}
+
 /* What plane 1 sees at @gpa: proof that a sealed word did not change. */
 static u64 plane1_peek(u64 gpa)
 {
@@ -793,7 +799,7 @@ static int fw_cfg_find(const char *name)
  */
 static s64 fw_cfg_dma_sealed(void)
 {
-    u64 target = cfg[1].load_offset + cfg[1].memory_size / 2, before, after;
+    u64 target = region_middle(), before, after;
     u64 secret, leaked = 0;
     int req;
     u32 ctl_in, ctl_out;
@@ -853,7 +859,7 @@ static void edu_dma(u64 src, u64 dst, u64 cmd)
  */
 static s64 pci_dma_sealed(void)
 {
-    u64 target = cfg[1].load_offset + cfg[1].memory_size / 2, before, after;
+    u64 target = region_middle(), before, after;
     static volatile u64 mine = 0x1122334455667788UL, back;
     u64 secret;
     u32 bdf = 0;
@@ -910,7 +916,7 @@ static void smm_plant_store(u32 gpa, u32 value)
  */
 static s64 smi_plane1(void)
 {
-    u64 target = cfg[1].load_offset + cfg[1].memory_size / 2, before, after;
+    u64 target = region_middle(), before, after;
     u64 features = 1;                   /* ICH9_LPC_SMI_F_BROADCAST */
     u8 ok = 0;
     u16 pmbase;
@@ -936,19 +942,6 @@ static s64 smi_plane1(void)
     return ok == 1 && before == after ? 0 : -1;
 }
 
-static u64 rdmsr0(u32 msr)
-{
-    u32 lo, hi;
-
-    __asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
-    return (u64)hi << 32 | lo;
-}
-
-static void wrmsr0(u32 msr, u64 v)
-{
-    __asm__ volatile("wrmsr" : : "c"(msr), "a"((u32)v), "d"((u32)(v >> 32)));
-}
-
 static u8 vmcb[4096] __attribute__((aligned(4096)));
 static u8 vmrun_stub[16] __attribute__((section(".data")));
 
@@ -959,7 +952,7 @@ static u8 vmrun_stub[16] __attribute__((section(".data")));
  */
 static s64 nested_svm(void)
 {
-    u64 target = cfg[1].load_offset + cfg[1].memory_size / 2, before, after;
+    u64 target = region_middle(), before, after;
     u64 saved_cr0 = target + 0x558;         /* the VMCB save area's CR0 */
     u64 vmcb_pa = (u64)vmcb;
     u32 a = 0x80000001, b, c = 0, d;
@@ -969,8 +962,8 @@ static s64 nested_svm(void)
     printf("P0: CPUID SVM: %u\n", (u64)(c >> 2 & 1));
     vbs_boot();
     before = plane1_peek(saved_cr0);
-    wrmsr0(0xc0000080, rdmsr0(0xc0000080) | 1 << 12);  /* EFER.SVME */
-    wrmsr0(0xc0010117, target);                         /* VM_HSAVE_PA */
+    wrmsr(0xc0000080, rdmsr(0xc0000080) | 1 << 12);  /* EFER.SVME */
+    wrmsr(0xc0010117, target);                         /* VM_HSAVE_PA */
     vmrun_stub[0] = 0x48; vmrun_stub[1] = 0xb8;         /* mov $vmcb, %rax */
     memcpy(vmrun_stub + 2, &vmcb_pa, 8);
     vmrun_stub[10] = 0x0f; vmrun_stub[11] = 0x01; vmrun_stub[12] = 0xd8;

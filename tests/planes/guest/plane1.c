@@ -24,14 +24,6 @@ static u64 rdtsc(void)
     return ((u64)hi << 32) | lo;
 }
 
-static u64 rdmsr(u32 msr)
-{
-    u32 lo, hi;
-
-    __asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
-    return ((u64)hi << 32) | lo;
-}
-
 /* Reports the boot state; returns 1 when the cmdline asks to park by HLT. */
 int p1_boot(const u8 *bp)
 {
