@@ -218,6 +218,43 @@ void plane_boot(PlaneSet *set, unsigned int id)
     plane_note_state_replaced(plane, index);
 }
 
+/* Only that it ran matters: see plane_boot_after_seal(). */
+static void plane_seal_barrier(CPUState *cpu, run_on_cpu_data unused)
+{
+}
+
+static void plane_boot_sealed(CPUState *cpu, run_on_cpu_data seq)
+{
+    PlaneSet *set = plane_set_get();
+
+    /* A reset or another ACTIVATE came first: that one boots, or none */
+    if (seq.host_ulong == set->activate_seq) {
+        plane_boot(set, 1);
+    }
+}
+
+/*
+ * Under TCG a vCPU of plane 0 may still reach the region through a
+ * translation made before the seal until it has taken the TLB flush the
+ * seal queued for it, which it does before it next enters guest code.
+ * So plane 1's boot state is written, and plane 1 starts, on plane 1's
+ * thread after a barrier: safe work, which runs once every vCPU is out of
+ * guest code, and from which none re-enters it unflushed.  The state
+ * counts as replaced now, so that no poller of that state runs on without
+ * taking its queued work first.
+ */
+static void plane_boot_after_seal(PlaneSet *set)
+{
+    unsigned int index = set->activate_index;
+    CPUState *cpu = plane_cpu(set->planes[1], index);
+
+    set->activate_seq++;
+    plane_note_state_replaced(set->planes[1], index);
+    async_safe_run_on_cpu(cpu, plane_seal_barrier, RUN_ON_CPU_NULL);
+    async_run_on_cpu(cpu, plane_boot_sealed,
+                     RUN_ON_CPU_HOST_ULONG(set->activate_seq));
+}
+
 /*
  * The seal: no plane below plane i can read, write or run plane i's
  * region, for i from 1 to @count - 1.  All or nothing: if the host
@@ -324,10 +361,10 @@ static int64_t plane_hc_activate(const PlaneCaller *c, PlaneHcOutcome *out)
     }
     set->activating = true;
     set->activate_index = c->index;
-    plane_boot(set, 1);
     set->pending[c->index] = (PlanePending) {
         .kind = PLANE_PENDING_ACTIVATE, .caller = 0, .callee = 1,
     };
+    plane_boot_after_seal(set);
     plane_switch(set, c->index, 1);
     plane_set_state(set->planes[1], PLANE_STATE_RUNNING);
     *out = PLANE_HC_SWITCHED;

@@ -446,6 +446,7 @@ static void plane_set_reset_hold(Object *obj, ResetType type)
     }
     set->configured = false;
     set->activating = false;
+    set->activate_seq++;
     set->violation_stopped = false;
     plane_layout_changed();
     set->config_gpa = 0;

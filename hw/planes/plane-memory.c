@@ -146,9 +146,10 @@ bool plane_range_in_ram(hwaddr gpa, uint64_t size)
                                }, gpa, size);
 }
 
-static unsigned int plane_layout_generation;
+/* 64 bits: a layout check cached at one value never meets it again */
+static uint64_t plane_layout_generation;
 
-unsigned int plane_layout_gen(void)
+uint64_t plane_layout_gen(void)
 {
     return plane_layout_generation;
 }

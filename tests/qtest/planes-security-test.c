@@ -194,6 +194,7 @@ typedef struct GuestOutputCase {
     const char *append;
     const char *extra;
     const char *lines[7];
+    const char *machine;        /* NULL: planes=2, plane-violation=fault */
 } GuestOutputCase;
 
 static const GuestOutputCase guest_output_cases[] = {
@@ -231,13 +232,30 @@ static const GuestOutputCase guest_output_cases[] = {
         "P0: CPUID SVM: 0", "P0: VMRUN: trap=6, region word changed=0",
         "RESULT nested-svm rax=0\r\n", "ALIVE rax=-1000", "EXIT 0", NULL,
     } },
+    /*
+     * Plane 0's state, switched back in while it polled, ran the rest of
+     * its translation block with the TLB of before the call: a write
+     * right after the VMCALL reached a page plane 1 had just protected.
+     */
+    { "stale-tlb/after-return", "test=stale-tlb-return", "", {
+        "P0: writes after the protecting call: through=0 faulted=16 of 16",
+        "RESULT stale-tlb-return rax=0\r\n", "ALIVE rax=-1000", "EXIT 0",
+        NULL,
+    } },
+    /* The same with the region at ACTIVATE, plane 0 polling throughout. */
+    { "stale-tlb/at-activate", "test=stale-tlb-activate", "", {
+        "P0: ACTIVATE rax=0, write after it: trap=14 changed=0",
+        "RESULT stale-tlb-activate rax=0\r\n", "ALIVE rax=-1000", "EXIT 0",
+        NULL,
+    }, "q35,planes=2,plane-violation=fault,plane-switch-poll-ns=10000000" },
 };
 
 static void test_guest_output(const void *opaque)
 {
     const GuestOutputCase *c = opaque;
     g_autofree char *serial = guest_run_to_exit_accel(
-        "tcg", "q35,planes=2,plane-violation=fault", c->append, c->extra);
+        "tcg", c->machine ?: "q35,planes=2,plane-violation=fault", c->append,
+        c->extra);
 
     assert_in_order(serial, c->lines);
 }

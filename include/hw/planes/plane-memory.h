@@ -40,7 +40,7 @@ bool plane_range_in_ram(hwaddr gpa, uint64_t size);
  * guest memory map, the planes' regions), so that checks can be cached.
  * Under the BQL.
  */
-unsigned int plane_layout_gen(void);
+uint64_t plane_layout_gen(void);
 
 /* The planes' regions were assigned or cleared. */
 void plane_layout_changed(void);

@@ -144,7 +144,7 @@ typedef struct PlanePending {
 /* The calling area a vCPU index passed the checks with last. */
 typedef struct PlaneCallAreaCheck {
     bool valid;
-    unsigned int gen;           /* plane_layout_gen() of the checks */
+    uint64_t gen;               /* plane_layout_gen() of the checks */
     hwaddr gpa;
 } PlaneCallAreaCheck;
 
@@ -173,6 +173,8 @@ struct PlaneSet {
     /* ACTIVATE boots the planes on this index; plane 0 waits there. */
     bool activating;
     unsigned int activate_index;
+    /* Counts ACTIVATEs and resets: a deferred boot of an older one is void */
+    uint64_t activate_seq;
     /* CONFIG's array, as ACTIVATE must name it again. */
     bool configured;
     hwaddr config_gpa;

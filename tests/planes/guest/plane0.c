@@ -320,6 +320,8 @@ static s64 fw_cfg_dma_sealed(void);
 static s64 smi_plane1(void);
 static s64 nested_svm(void);
 static s64 pci_dma_sealed(void);
+static s64 stale_tlb_after_return(void);
+static s64 stale_tlb_at_activate(void);
 static s64 plane1_hc(u64 nr, u64 a0, u64 a1, u64 a2, u64 a3);
 
 /* Each refused call: its RAX, then proof that the VM is still fine. */
@@ -427,6 +429,10 @@ static void test_negative(const char *name)
         result(name, nested_svm());
     } else if (!strcmp(name, "pci-dma")) {
         result(name, pci_dma_sealed());
+    } else if (!strcmp(name, "stale-tlb-return")) {
+        result(name, stale_tlb_after_return());
+    } else if (!strcmp(name, "stale-tlb-activate")) {
+        result(name, stale_tlb_at_activate());
     } else if (!strcmp(name, "enable-vcpu-plane0")) {
         result(name, hypercall(HC_ENABLE_VCPU, 1, 0x1000000, 0, 0));
     } else if (!strcmp(name, "vtl-call-before-activate")) {
@@ -890,6 +896,108 @@ static s64 pci_dma_sealed(void)
     printf("P0: edu DMA into the region: changed=%u\n",
            (u64)(before != after));
     return back != secret && before == after ? 0 : -1;
+}
+
+/*
+ * The instructions after a hypercall run in the same translation block:
+ * a TLB entry made before the call must not serve them once the call has
+ * changed what plane 0 may touch.  0 if the byte write at @addr right
+ * after the VMCALL went through, else the trap vector + 1.
+ */
+static int write_after_hypercall(u64 nr, u64 a0, u64 a1, u64 addr, s64 *ret)
+{
+    int trapped;
+    s64 r;
+
+    __asm__ volatile("lea 1f(%%rip), %%rdx\n\t"
+                     "mov %%rdx, fixup_rip(%%rip)\n\t"
+                     "xor %1, %1\n\t"
+                     "vmcall\n\t"
+                     "movb $0xcc, (%%rdi)\n\t"
+                     "movq $0, fixup_rip(%%rip)\n\t"
+                     "jmp 2f\n"
+                     "1:\tmov $1, %1\n"
+                     "2:"
+                     : "=a"(r), "=&r"(trapped)
+                     : "a"(nr), "b"(a0), "c"(a1), "D"(addr)
+                     : "rdx", "rsi", "memory");
+    *ret = r;
+    return trapped ? (int)last_vector + 1 : 0;
+}
+
+static u8 kwatch[4096] __attribute__((aligned(4096)));
+
+/*
+ * Plane 1 write-protects a page plane 0 has just written: the write in
+ * the VMCALL's own block, once the call returns, faults.  Plane 1 is
+ * warm (an echo first) so that plane 0's state is switched back in while
+ * it polls, which is when it used to run on with its old TLB.
+ */
+static s64 stale_tlb_after_return(void)
+{
+    const int rounds = 16;
+    int through = 0, trapped = 0;
+    u64 args[3];
+
+    vbs_boot();
+    for (int round = 0; round < rounds; round++) {
+        s64 r;
+        int t;
+
+        if (!echo_ok(CA0, round)) {
+            return -1;
+        }
+        protect_args(args, (u64)kwatch >> 12, 1, ALLOW_R);
+        CA0->call_id = VTL_PROTECT_MEMORY;
+        CA0->arg_size = sizeof(args);
+        memcpy(CA0->buffer, args, sizeof(args));
+        CA0->call_pending = 1;
+        kwatch[1] = round;                  /* the TLB maps it writable */
+        t = write_after_hypercall(HC_VTL_CALL, (u64)CA0, 0,
+                                  (u64)&kwatch[1], &r);
+        CA0->call_pending = 0;
+        if (r != 0 || CA0->status != 0) {
+            printf("P0: protect failed: rax=%d status=%d\n", r,
+                   (s64)CA0->status);
+            return -1;
+        }
+        through += t == 0 || kwatch[1] != round;
+        trapped += t == 15;
+        protect_args(args, (u64)kwatch >> 12, 1, ALLOW_ALL);
+        if (vtl_call(CA0, VTL_PROTECT_MEMORY, args, sizeof(args)) != 0 ||
+            CA0->status != 0) {
+            return -1;
+        }
+    }
+    printf("P0: writes after the protecting call: through=%d faulted=%d "
+           "of %d\n", (s64)through, (s64)trapped, (s64)rounds);
+    return through == 0 && trapped == rounds ? 0 : -1;
+}
+
+/*
+ * The same at the seal: plane 0 writes into the region just before
+ * ACTIVATE, so its TLB maps it, and again right after the VMCALL.  Run
+ * with a long plane-switch-poll-ns, so that plane 0 is still polling when
+ * plane 1 parks.
+ */
+static s64 stale_tlb_at_activate(void)
+{
+    u64 target = region_middle(), before, after;
+    s64 r;
+    int t;
+
+    fill_config();
+    if (config(2) != 0) {
+        return -1;
+    }
+    load_plane1();
+    *(volatile u64 *)target = 0x0123456789abcdefUL;
+    t = write_after_hypercall(HC_ACTIVATE, (u64)cfg, 2, target, &r);
+    before = 0x0123456789abcdefUL;
+    after = plane1_peek(target);
+    printf("P0: ACTIVATE rax=%d, write after it: trap=%d changed=%u\n", r,
+           (s64)t - 1, (u64)(before != after));
+    return r == 0 && t == 15 && before == after ? 0 : -1;
 }
 
 /* A 16-bit SMM handler at the default SMBASE's entry: *(u32 *)ebx = eax. */
