@@ -188,6 +188,57 @@ static void test_walk_into_sealed_region_stops(void)
     guest_finish(&run);
 }
 
+/* Where the next @needle starts in the serial output past byte @from. */
+static size_t guest_wait_serial_at(GuestRun *run, size_t from,
+                                   const char *needle)
+{
+    g_autofree char *text = guest_wait_serial_from(run, from, needle);
+
+    return from + (strstr(text, needle) - text) + strlen(needle);
+}
+
+/*
+ * The storm (tests/planes/guest/plane0.c): random hypercalls with random
+ * registers from both planes on both vCPUs, VTL calls among them, for a
+ * fixed number of steps a boot.  Meanwhile the VM is stopped, continued
+ * and reset under it; the last boot runs to the end.  QEMU stays up,
+ * every answer is a documented one, no access of plane 0 reaches the
+ * region, and plane 1 finds its region's checksum unchanged.
+ */
+static void test_storm(void)
+{
+    const char *const lines[] = {
+        "P0: storm: ", "RESULT storm undocumented=0 wrong=0 reached=0 "
+        "region=intact", "EXIT 0", "DONE", NULL,
+    };
+    g_autofree char *last = NULL;
+    g_autoptr(QDict) p0 = NULL, p1 = NULL;
+    size_t at = 0;
+    GuestRun run;
+
+    guest_start_accel(&run, "tcg", "q35,planes=2,plane-violation=fault",
+                      "test=storm iters=100000 halt=1", "");
+    for (int boot = 0; boot < 3; boot++) {
+        at = guest_wait_serial_at(&run, at, "P0: storm running");
+        for (int i = 0; i < 4; i++) {
+            g_usleep(20 * 1000);
+            qtest_qmp_assert_success(run.qts, "{ 'execute': 'stop' }");
+            g_usleep(5 * 1000);
+            qtest_qmp_assert_success(run.qts, "{ 'execute': 'cont' }");
+        }
+        qtest_qmp_assert_success(run.qts, "{ 'execute': 'system_reset' }");
+    }
+    at = guest_wait_serial_at(&run, at, "P0: storm running");
+    last = guest_wait_serial_from(&run, at, "DONE");
+    assert_in_order(last, lines);
+    p0 = query_plane(run.qts, 0);
+    p1 = query_plane(run.qts, 1);
+    g_assert_cmpstr(qdict_get_str(p1, "state"), ==, "parked");
+    g_assert_cmpint(qdict_get_int(p0, "memory-violations"), >, 0);
+    g_assert_cmpint(qdict_get_int(p1, "memory-violations"), ==, 0);
+    guest_finish(&run);
+}
+
 /* A guest test whose serial output says it all: its lines, in order. */
 typedef struct GuestOutputCase {
     const char *path;
@@ -351,6 +402,7 @@ int main(int argc, char **argv)
         qtest_add_data_func(path, &guest_output_cases[i], test_guest_output);
     }
     qtest_add_func("/planes/security/mce-plane-state", test_mce_plane_state);
+    qtest_add_func("/planes/security/storm", test_storm);
     for (size_t i = 0; i < ARRAY_SIZE(phys_bits_cases); i++) {
         g_autofree char *path = g_strdup_printf(
             "/planes/security/phys-bits-52/%s", phys_bits_cases[i].name);

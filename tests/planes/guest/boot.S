@@ -24,6 +24,14 @@ pvh_start:
         cli
         mov     %ebx, %esi              /* start_info, kept for main */
 
+        /* RAM survives a system reset, and the loader restores only .data */
+        cld
+        mov     $__bss_start, %edi
+        mov     $__bss_end, %ecx
+        sub     %edi, %ecx
+        xor     %eax, %eax
+        rep stosb
+
         /* PML4[0] -> PDPT; PDPT[0..7] -> PDs; PDs: 4096 2 MiB pages */
         movl    $pdpt + (PTE_P | PTE_RW | PTE_US), pml4
         xor     %ecx, %ecx

@@ -85,6 +85,7 @@ struct enable_block {
 #define VTL_TEST_ENABLE_RAW 0x7f07      /* test-only: HC 18, block as given */
 #define VTL_TEST_MAXPAR     0x7f08      /* test-only: most calls at once */
 #define VTL_TEST_PEEK       0x7f09      /* test-only: 8 bytes at a GPA */
+#define VTL_TEST_CHECK      0x7f0a      /* test-only: is the region intact? */
 
 static inline void outb(u16 port, u8 v)
 {

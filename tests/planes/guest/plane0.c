@@ -323,6 +323,7 @@ static s64 pci_dma_sealed(void);
 static s64 stale_tlb_after_return(void);
 static s64 stale_tlb_at_activate(void);
 static s64 plane1_hc(u64 nr, u64 a0, u64 a1, u64 a2, u64 a3);
+static void storm_run(int cpu);
 
 /* Each refused call: its RAX, then proof that the VM is still fine. */
 static void test_negative(const char *name)
@@ -582,6 +583,8 @@ void ap_main(void)
         }
         if (ap_mode == 2) {
             ap_errors = vtl_call(CA1, VTL_TEST_SPIN, &spin, 8) != 0;
+        } else if (ap_mode == 3) {
+            storm_run(1);
         } else {
             ap_errors = echo_loop(CA1, 0x55, ap_calls);
         }
@@ -1539,6 +1542,274 @@ static void test_no_planes(void)
     printf("RESULT planes1 trap=%u\n", last_vector);
 }
 
+/* -- the storm ------------------------------------------------------------ */
+
+/*
+ * Random hypercalls with random registers from both planes and both
+ * vCPUs, VTL calls among them, while the test stops, continues and resets
+ * the VM from outside.  Every answer must be one the ABI documents for
+ * that call and caller, no access of plane 0 may reach plane 1's region,
+ * and at the end plane 1 finds its region as it left it.
+ */
+#define STORM_ATTR_PAGES    8
+#define PLANE1_CALLER       0x100
+
+struct storm_stats {
+    u64 calls, vtl_calls, undocumented, wrong, reached, first_bad;
+};
+
+static struct storm_stats storm_stats[2];
+static u8 storm_attr[2][STORM_ATTR_PAGES][4096] __attribute__((aligned(4096)));
+static volatile int storm_ap_done;
+
+static u64 storm_rand64(u64 *seed)
+{
+    return (u64)fuzz_rand(seed) << 32 | fuzz_rand(seed);
+}
+
+/* The codes the ABI documents for hypercall @nr from @caller's plane. */
+static int storm_documented(u64 nr, int caller, s64 r)
+{
+    switch (nr | caller) {
+    case HC_CONFIG:
+        return r == 0 || r == -KVM_EPERM || r == -KVM_E2BIG ||
+               r == -KVM_EFAULT || r == -KVM_EINVAL;
+    case HC_ACTIVATE:
+        return r == -KVM_EPERM || r == -KVM_EINVAL;
+    case HC_VTL_CALL:
+        return r == 0 || r == -KVM_EFAULT || r == -KVM_EINVAL ||
+               r == -KVM_EBUSY;
+    case HC_VTL_RETURN:
+    case HC_SET_MEM_ATTRS:
+    case HC_ENABLE_VCPU:
+    case PLANE1_CALLER | HC_CONFIG:
+    case PLANE1_CALLER | HC_ACTIVATE:
+    case PLANE1_CALLER | HC_VTL_CALL:
+        return r == -KVM_EPERM;
+    case PLANE1_CALLER | HC_SET_MEM_ATTRS:
+        return r == 0 || r == -KVM_EPERM || r == -KVM_E2BIG ||
+               r == -KVM_EFAULT || r == -KVM_EINVAL;
+    case PLANE1_CALLER | HC_ENABLE_VCPU:
+        return r == -KVM_EINVAL || r == -KVM_EFAULT;
+    default:
+        return r == -KVM_ENOSYS;
+    }
+}
+
+/* A GPA a hostile guest would pass: garbage, the region, a scratch page. */
+static u64 storm_gpa(u64 *seed, int cpu)
+{
+    u64 region = cfg[1].load_offset, size = cfg[1].memory_size;
+
+    switch (fuzz_rand(seed) % 6) {
+    case 0:
+        return storm_rand64(seed);
+    case 1:
+        return region + (storm_rand64(seed) % size & ~0xfffUL);
+    case 2:
+        return region + size - 4096 + fuzz_rand(seed) % 8192;
+    case 3:
+        return (u64)storm_attr[cpu] + fuzz_rand(seed) % (STORM_ATTR_PAGES *
+                                                         4096);
+    case 4:
+        return fuzz_rand(seed) % 0x40000000UL;      /* anywhere low */
+    default:
+        return ~0UL - fuzz_rand(seed) % 0x10000;
+    }
+}
+
+static u64 storm_nr(u64 *seed)
+{
+    u32 pick = fuzz_rand(seed) % 16;
+
+    if (pick < 12) {
+        return HC_CONFIG + pick % 6;
+    }
+    return pick < 14 ? fuzz_rand(seed) % 32 : storm_rand64(seed);
+}
+
+static void storm_note(struct storm_stats *st, u64 nr, int caller, s64 r)
+{
+    st->calls++;
+    if (!storm_documented(nr, caller, r)) {
+        st->undocumented++;
+        if (!st->first_bad) {
+            st->first_bad = 1;
+            printf("P0: undocumented answer %d to hypercall %u from plane "
+                   "%u\n", r, nr, (u64)(caller != 0));
+        }
+    }
+}
+
+/* One step: a hypercall of plane 0, one of plane 1, or a probe. */
+static void storm_step(u64 *seed, int cpu)
+{
+    struct calling_area *ca = cpu ? CA1 : CA0;
+    struct storm_stats *st = &storm_stats[cpu];
+    u64 nr, a[5];
+    u8 v = 0;
+    s64 r;
+
+    switch (fuzz_rand(seed) % 8) {
+    case 0:
+    case 1:
+        /* plane 0: any number, any registers */
+        nr = storm_nr(seed);
+        if (nr == HC_VTL_CALL) {
+            u64 gpa = storm_gpa(seed, cpu);
+
+            /* a page of plane 0's RAM would get a real call: not here */
+            if (gpa < 0x100000000UL && !(gpa & 0xfff) &&
+                (gpa < cfg[1].load_offset ||
+                 gpa >= cfg[1].load_offset + cfg[1].memory_size)) {
+                gpa |= 1;
+            }
+            r = hypercall(nr, gpa, storm_rand64(seed), storm_rand64(seed),
+                          storm_rand64(seed));
+        } else {
+            r = hypercall(nr, fuzz_rand(seed) % 2 ? storm_gpa(seed, cpu)
+                                                  : storm_rand64(seed),
+                          fuzz_rand(seed) % 8, storm_rand64(seed),
+                          storm_rand64(seed));
+        }
+        storm_note(st, nr, 0, r);
+        break;
+    case 2:
+    case 3:
+        /* plane 1, on request: anything but VTL_RETURN */
+        do {
+            nr = storm_nr(seed);
+        } while (nr == HC_VTL_RETURN);
+        a[0] = nr;
+        a[1] = storm_gpa(seed, cpu);
+        a[2] = fuzz_rand(seed) % 2 ? storm_rand64(seed)
+                                   : fuzz_rand(seed) % 0x10000;
+        a[3] = fuzz_rand(seed) % 10;
+        a[4] = storm_rand64(seed);
+        /*
+         * Valid arguments only where plane 0 survives them: attributes
+         * on the scratch pages (elsewhere garbage that no RAM matches,
+         * or plane 1 could hide plane 0's code or unseal its region), no
+         * state enabled from a garbage register block.
+         */
+        if (nr == HC_SET_MEM_ATTRS) {
+            if (fuzz_rand(seed) % 2) {
+                a[1] = (u64)storm_attr[cpu] +
+                       fuzz_rand(seed) % (STORM_ATTR_PAGES - 1) * 4096;
+                a[2] = 4096 * (1 + fuzz_rand(seed) % 2);
+            } else {
+                a[1] |= 1UL << 63 | 1;
+            }
+        } else if (nr == HC_ENABLE_VCPU) {
+            a[1] = fuzz_rand(seed) % 2 ? fuzz_rand(seed) % 4 : a[1];
+            a[2] |= 1UL << 63;
+        }
+        r = vtl_call(ca, VTL_TEST_HC, a, sizeof(a));
+        st->vtl_calls += r == 0;
+        if (r == 0) {
+            storm_note(st, nr, PLANE1_CALLER, vtl_status(ca));
+        } else if (r != -KVM_EBUSY) {
+            st->wrong++;
+        }
+        break;
+    case 4: {
+        /* a VTL call with a checked answer, or an id nobody serves */
+        u32 value = fuzz_rand(seed);
+
+        if (fuzz_rand(seed) % 4) {
+            r = vtl_call(ca, VTL_ECHO, &value, 4);
+            if (r == 0) {
+                st->vtl_calls++;
+                st->wrong += ca->status != (s32)value || ca->resp_size != 4;
+            }
+        } else {
+            r = vtl_call(ca, 0x7e00 + value % 256, &value, 4);
+            if (r == 0) {
+                st->vtl_calls++;
+                st->wrong += ca->status != -KVM_EOPNOTSUPP;
+            }
+        }
+        st->wrong += r != 0 && r != -KVM_EBUSY;
+        break;
+    }
+    case 5: {
+        /* plane 0 reaches into the region: every access faults */
+        if (cpu) {
+            break;              /* the probes' fixup is vCPU 0's alone */
+        }
+        u64 gpa = cfg[1].load_offset +
+                  storm_rand64(seed) % cfg[1].memory_size;
+
+        st->reached += (fuzz_rand(seed) % 2 ? try_write8(gpa, 0x5a)
+                                            : try_read8(gpa, &v)) != 15;
+        break;
+    }
+    default:
+        /* whatever plane 1 left the scratch pages as */
+        if (cpu) {
+            break;
+        }
+        nr = (u64)storm_attr[cpu] + fuzz_rand(seed) % sizeof(storm_attr[cpu]);
+        if (fuzz_rand(seed) % 2) {
+            try_write8(nr, 0xa5);
+        } else {
+            try_read8(nr, &v);
+        }
+        break;
+    }
+}
+
+static void storm_run(int cpu)
+{
+    u64 seed = arg_u64("seed", 1) * 2 + cpu, iters = arg_u64("iters", 2000);
+
+    for (u64 i = 0; i < iters; i++) {
+        storm_step(&seed, cpu);
+    }
+}
+
+static void test_storm(void)
+{
+    u64 lift[3] = { 0, 2 * STORM_ATTR_PAGES, ALLOW_ALL };
+    struct storm_stats total = { 0 };
+    s64 check;
+
+    if (!start_ap()) {
+        puts("P0: the AP did not start\n");
+        guest_exit(EXIT_FAIL);
+    }
+    vbs_boot();
+    puts("P0: storm running\n");
+    ap_mode = 3;
+    ap_seq++;
+    storm_run(0);
+    while (!ap_done) {
+        __asm__ volatile("pause");
+    }
+    /* plane 1 lifts what it set on the scratch pages, then checks */
+    lift[0] = (u64)storm_attr >> 12;
+    if (vtl_call(CA0, VTL_PROTECT_MEMORY, lift, 20) || vtl_status(CA0)) {
+        puts("P0: lifting the scratch attributes failed\n");
+        guest_exit(EXIT_FAIL);
+    }
+    check = vtl_call(CA0, VTL_TEST_CHECK, NULL, 0) ?: vtl_status(CA0);
+    for (int cpu = 0; cpu < 2; cpu++) {
+        total.calls += storm_stats[cpu].calls;
+        total.vtl_calls += storm_stats[cpu].vtl_calls;
+        total.undocumented += storm_stats[cpu].undocumented;
+        total.wrong += storm_stats[cpu].wrong;
+        total.reached += storm_stats[cpu].reached;
+    }
+    printf("P0: storm: %u hypercalls checked, %u VTL calls answered\n",
+           total.calls, total.vtl_calls);
+    printf("RESULT storm undocumented=%u wrong=%u reached=%u region=%s\n",
+           total.undocumented, total.wrong, total.reached,
+           check == 0 ? "intact" : "changed");
+    if (total.undocumented || total.wrong || total.reached || check) {
+        guest_exit(EXIT_FAIL);
+    }
+}
+
 void main(u32 start_info)
 {
     const struct hvm_start_info *si = (const void *)(u64)start_info;
@@ -1592,6 +1863,8 @@ void main(u32 start_info)
         test_irq();
     } else if (!strncmp(test, "noplanes", 8)) {
         test_no_planes();
+    } else if (!strncmp(test, "storm", 5)) {
+        test_storm();
     } else {
         char name[64];
 

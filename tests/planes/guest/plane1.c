@@ -16,6 +16,30 @@
 
 static u64 region_base, region_size;
 
+/*
+ * What plane 0 must never change: the monitor's code and constants, and
+ * a canary filled at boot with a pattern plane 0 cannot know.
+ */
+static u64 canary[4096];
+static u64 region_digest;
+
+static u64 fnv1a(u64 h, const u8 *p, u64 n)
+{
+    for (u64 i = 0; i < n; i++) {
+        h = (h ^ p[i]) * 0x100000001b3UL;
+    }
+    return h;
+}
+
+static u64 region_checksum(void)
+{
+    extern char _start[], __rodata_end[];
+    u64 h = 0xcbf29ce484222325UL;
+
+    h = fnv1a(h, (const u8 *)_start, __rodata_end - _start);
+    return fnv1a(h, (const u8 *)canary, sizeof(canary));
+}
+
 static u64 rdtsc(void)
 {
     u32 lo, hi;
@@ -54,6 +78,13 @@ int p1_boot(const u8 *bp)
         }
         region_size = addr + size - region_base;
     }
+    for (u64 i = 0, x = rdtsc() | 1; i < sizeof(canary) / 8; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        canary[i] = x;
+    }
+    region_digest = region_checksum();
     /* As the seed's secure kernel: hide its own region from plane 0 */
     printf("P1: hide own region rax=%d\n",
            hypercall(HC_SET_MEM_ATTRS, region_base, region_size, 0, 0));
@@ -133,6 +164,11 @@ static s32 p1_serve(struct calling_area *ca)
         a[0] = *(volatile u64 *)a[0];
         ca->resp_size = 8;
         return 0;
+    case VTL_TEST_CHECK:
+        /* 0 if nothing plane 1 guards changed since boot; the digest */
+        a[0] = region_checksum();
+        ca->resp_size = 8;
+        return a[0] == region_digest ? 0 : -1;
     case VTL_TEST_SPIN: {
         u64 *t = (u64 *)ca->buffer, n = a[0];
 
