@@ -16,6 +16,7 @@
 #include "hw/core/cpu.h"
 #include "hw/planes/plane.h"
 #include "hw/planes/plane-accel.h"
+#include "hw/planes/plane-dma.h"
 #include "hw/planes/plane-hypercall.h"
 #include "hw/planes/plane-memory.h"
 #include "hw/planes/plane-ram.h"
@@ -72,13 +73,20 @@ plane_hc_refuse(const PlaneCaller *c, int err, const char *fmt, ...)
 }
 
 /* Reads and parses entries 1..count-1 of the config array at @gpa. */
-static void plane_config_read(hwaddr gpa, unsigned int count,
+/*
+ * QEMU reads the array for plane 0, so through plane 0's view (the one
+ * its devices have): a page a higher plane hid from plane 0 fails.
+ */
+static bool plane_config_read(hwaddr gpa, unsigned int count,
                               PlaneConfigEntry *entries)
 {
     g_autofree uint8_t *buf = g_malloc(count * PLANE_CONFIG_SIZE);
 
-    address_space_read(&address_space_memory, gpa, MEMTXATTRS_UNSPECIFIED,
-                       buf, count * PLANE_CONFIG_SIZE);
+    if (address_space_read(plane_device_dma_as(), gpa,
+                           MEMTXATTRS_UNSPECIFIED, buf,
+                           count * PLANE_CONFIG_SIZE) != MEMTX_OK) {
+        return false;
+    }
     for (unsigned int i = 1; i < count; i++) {
         const uint8_t *e = buf + i * PLANE_CONFIG_SIZE;
 
@@ -89,6 +97,7 @@ static void plane_config_read(hwaddr gpa, unsigned int count,
         memcpy(entries[i].cmdline, e + PLANE_CONFIG_CMDLINE,
                PLANE_CONFIG_CMDLINE_LEN);
     }
+    return true;
 }
 
 /*
@@ -106,7 +115,10 @@ static int64_t plane_config_load(const PlaneCaller *c, const PlaneLayout *l,
         return plane_hc_refuse(c, err, "%s", why);
     }
     *entries = g_new0(PlaneConfigEntry, count);
-    plane_config_read(gpa, count, *entries);
+    if (!plane_config_read(gpa, count, *entries)) {
+        return plane_hc_refuse(c, PLANES_KVM_EFAULT, "config array at 0x%"
+                               HWADDR_PRIx " is hidden from plane 0", gpa);
+    }
     return 0;
 }
 

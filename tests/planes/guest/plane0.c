@@ -321,6 +321,7 @@ static s64 smi_plane1(void);
 static s64 nested_svm(void);
 static s64 pci_dma_sealed(void);
 static s64 stale_tlb_after_return(void);
+static s64 config_hidden_array(void);
 static s64 stale_tlb_at_activate(void);
 static s64 plane1_hc(u64 nr, u64 a0, u64 a1, u64 a2, u64 a3);
 static void storm_run(int cpu);
@@ -430,6 +431,8 @@ static void test_negative(const char *name)
         result(name, nested_svm());
     } else if (!strcmp(name, "pci-dma")) {
         result(name, pci_dma_sealed());
+    } else if (!strcmp(name, "config-hidden-array")) {
+        result(name, config_hidden_array());
     } else if (!strcmp(name, "stale-tlb-return")) {
         result(name, stale_tlb_after_return());
     } else if (!strcmp(name, "stale-tlb-activate")) {
@@ -926,6 +929,28 @@ static int write_after_hypercall(u64 nr, u64 a0, u64 a1, u64 addr, s64 *ret)
                      : "rdx", "rsi", "memory");
     *ret = r;
     return trapped ? (int)last_vector + 1 : 0;
+}
+
+static u8 khidden[4096] __attribute__((aligned(4096)));
+
+/*
+ * The accepted array again, from a page plane 1 hid from plane 0: QEMU
+ * reads it for plane 0, so with plane 0's view (-14), or CONFIG's answer
+ * would tell plane 0 what the hidden page holds.
+ */
+static s64 config_hidden_array(void)
+{
+    u64 args[3];
+
+    vbs_boot();
+    memcpy(khidden, cfg, 2 * sizeof(cfg[0]));
+    printf("P0: the array from a visible page: rax=%d\n",
+           hc(HC_CONFIG, (u64)khidden, 2));
+    protect_args(args, (u64)khidden >> 12, 1, 0);
+    if (vtl_call(CA0, VTL_PROTECT_MEMORY, args, 20) || vtl_status(CA0)) {
+        return -9999;
+    }
+    return hc(HC_CONFIG, (u64)khidden, 2);
 }
 
 static u8 kwatch[4096] __attribute__((aligned(4096)));
