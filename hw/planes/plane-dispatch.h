@@ -27,11 +27,18 @@ typedef enum PlaneHcOutcome {
 } PlaneHcOutcome;
 
 /*
- * plane_hc_refuse: a refused call.  Traces it, logs it under -d
- * guest_errors (rate-limited) and returns -@err for RAX.
+ * plane_hc_refuse (plane-caller.c): a refused call.  Traces it, logs it
+ * under -d guest_errors (rate-limited) and returns -@err for RAX.
  */
 int64_t G_GNUC_PRINTF(3, 4)
 plane_hc_refuse(const PlaneCaller *c, int err, const char *fmt, ...);
+
+/* plane-caller.c: "CONFIG", "VTL_CALL", ... for traces and logs. */
+const char *plane_hc_name(uint64_t nr);
+
+/* plane-config.c: CONFIG and ACTIVATE. */
+int64_t plane_hc_config(const PlaneCaller *c);
+int64_t plane_hc_activate(const PlaneCaller *c, PlaneHcOutcome *out);
 
 /* plane-vtl.c: VTL_CALL, VTL_RETURN and the hand-over around them. */
 int64_t plane_hc_vtl_call(const PlaneCaller *c, PlaneHcOutcome *out);
@@ -39,7 +46,7 @@ int64_t plane_hc_vtl_return(const PlaneCaller *c, PlaneHcOutcome *out);
 int64_t plane_hc_enable_vcpu(const PlaneCaller *c);
 
 /*
- * plane_boot: ACTIVATE's boot of plane @id on the vCPU index plane 0
+ * plane-config.c: ACTIVATE's boot of plane @id on the vCPU index plane 0
  * waits on (PlaneSet::activate_index).
  */
 void plane_boot(PlaneSet *set, unsigned int id);

@@ -24,32 +24,13 @@
 #include "hw/planes/plane-memory.h"
 #include "hw/planes/plane-ram.h"
 #include "hw/planes/plane-hypercall.h"
+#include "plane-internal.h"
 #include "hw/core/cpu.h"
 #include "qemu/accel.h"
 #include "migration/blocker.h"
 #include "trace.h"
 
-const PlaneAccelClass *plane_accel_class_get(void)
-{
-    const char *accel = object_get_typename(OBJECT(current_accel()));
-    g_autofree char *name = g_strconcat(accel, PLANE_ACCEL_SUFFIX, NULL);
-    ObjectClass *oc = object_class_by_name(name);
-
-    return oc ? PLANE_ACCEL_CLASS(oc) : NULL;
-}
-
-/*
- * The machine's plane set, for lock-free lookups from vCPU threads (TLB
- * fills).  Written once by machine_planes_init(), before any vCPU exists.
- */
-static PlaneSet *machine_plane_set;
-
 bool plane_hypercalls_enabled;
-
-PlaneSet *plane_set_get(void)
-{
-    return machine_plane_set;
-}
 
 static MachinePlanesOptions *machine_planes_options(MachineState *ms)
 {
@@ -273,9 +254,8 @@ static void plane_set_exit_notify(Notifier *notifier, void *data)
         bql_lock();
     }
     for (unsigned int p = 1; set && p < set->nr_planes; p++) {
-        for (unsigned int i = 0; set->planes[p]->vcpus && i < set->nr_vcpus;
-             i++) {
-            CPUState *cpu = set->planes[p]->vcpus[i]->cpu;
+        for (unsigned int i = 0; i < set->nr_vcpus; i++) {
+            CPUState *cpu = plane_cpu(set->planes[p], i);
 
             if (cpu && cpu->created && cpu->thread != first_cpu->thread &&
                 !qemu_thread_is_self(cpu->thread)) {
@@ -339,21 +319,10 @@ bool machine_planes_init(MachineState *ms, Error **errp)
         return true;
     }
 
-    set = PLANE_SET(object_new(TYPE_PLANE_SET));
-    set->accel = pac;
-    set->nr_planes = planes;
-    set->nr_vcpus = ms->smp.cpus;
-    set->planes = g_new0(Plane *, planes);
-    set->current_plane = g_new0(unsigned int, set->nr_vcpus);
-    set->pending = g_new0(PlanePending, set->nr_vcpus);
-    set->call_area_ok = g_new0(PlaneCallAreaCheck, set->nr_vcpus);
+    set = plane_set_new(pac, planes, ms->smp.cpus);
     set->ram_limit = opts->ram_limit;
     set->switch_poll_ns = opts->switch_poll_ns;
     set->violation_policy = opts->violation_policy;
-    set->switch_poll = g_new0(PlaneSwitchPoll, planes * set->nr_vcpus);
-    for (unsigned int i = 0; i < planes * set->nr_vcpus; i++) {
-        set->switch_poll[i].host_cpu = -1;
-    }
     object_property_add_child(OBJECT(ms), "plane-set", OBJECT(set));
     object_unref(OBJECT(set));
     trace_machine_planes_init(planes, set->nr_vcpus);
@@ -364,7 +333,6 @@ bool machine_planes_init(MachineState *ms, Error **errp)
             return false;
         }
     }
-    machine_plane_set = set;
     plane_hypercalls_enabled = planes > 1;
     if (planes > 1) {
         /* Plane switches, regions and attributes are not in the stream */
@@ -410,6 +378,9 @@ bool machine_planes_create_vcpus(MachineState *ms, Error **errp)
     if (!set || set->nr_planes == 1) {
         return true;
     }
+    for (unsigned int i = 0; i < set->nr_vcpus; i++) {
+        plane_vcpu_bind(qemu_get_cpu(i), 0, qemu_get_cpu(i));
+    }
     for (unsigned int p = 1; p < set->nr_planes; p++) {
         if (!plane_create_vcpus(set->planes[p], errp)) {
             return false;
@@ -419,81 +390,3 @@ bool machine_planes_create_vcpus(MachineState *ms, Error **errp)
     return plane_dma_attach_pci(ms, errp);
 }
 
-/*
- * System reset: every plane >= 1 forgets its guest configuration and its
- * region, plane 0 gets every vCPU index back.  vCPUs are paused.
- */
-static void plane_set_reset_hold(Object *obj, ResetType type)
-{
-    PlaneSet *set = PLANE_SET(obj);
-
-    plane_mem_attrs_clear(set);
-    for (unsigned int i = 0; i < set->nr_vcpus; i++) {
-        for (unsigned int p = 0; p < set->nr_planes; p++) {
-            CPUState *cpu = set->planes[p]->vcpus || !p
-                            ? plane_cpu(set->planes[p], i) : NULL;
-
-            if (cpu) {
-                cpu->plane_switched_out = p != 0;
-            }
-        }
-        qatomic_set(&set->current_plane[i], 0);
-        set->pending[i] = (PlanePending) { .kind = PLANE_PENDING_NONE };
-    }
-    for (unsigned int p = 0; p < set->nr_planes; p++) {
-        plane_region_remove_ram(set->planes[p]);
-        plane_reset(set->planes[p]);
-    }
-    set->configured = false;
-    set->activating = false;
-    set->activate_seq++;
-    set->violation_stopped = false;
-    plane_layout_changed();
-    set->config_gpa = 0;
-    set->config_count = 0;
-}
-
-static ResettableState *plane_set_get_reset_state(Object *obj)
-{
-    return &PLANE_SET(obj)->reset_state;
-}
-
-static void plane_set_finalize(Object *obj)
-{
-    PlaneSet *set = PLANE_SET(obj);
-
-    g_free(set->planes);
-    g_free(set->current_plane);
-    g_free(set->pending);
-    g_free(set->call_area_ok);
-    g_free(set->switch_poll);
-}
-
-static void plane_set_class_init(ObjectClass *oc, void *data)
-{
-    ResettableClass *rc = RESETTABLE_CLASS(oc);
-
-    rc->get_state = plane_set_get_reset_state;
-    rc->phases.hold = plane_set_reset_hold;
-}
-
-static const TypeInfo plane_machine_types[] = {
-    {
-        .name = TYPE_PLANE_SET,
-        .parent = TYPE_OBJECT,
-        .instance_size = sizeof(PlaneSet),
-        .instance_finalize = plane_set_finalize,
-        .class_init = plane_set_class_init,
-        .interfaces = (InterfaceInfo[]) {
-            { TYPE_RESETTABLE_INTERFACE },
-            { }
-        },
-    }, {
-        .name = TYPE_PLANE_ACCEL,
-        .parent = TYPE_OBJECT,
-        .abstract = true,
-        .class_size = sizeof(PlaneAccelClass),
-    },
-};
-
-DEFINE_TYPES(plane_machine_types)

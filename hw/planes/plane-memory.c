@@ -253,30 +253,29 @@ const PlaneMemAttrRange *plane_mem_attrs_ranges(unsigned int target,
     return map ? map->ranges : NULL;
 }
 
-void plane_mem_attrs_clear(PlaneSet *set)
+void plane_mem_attrs_clear(Plane *plane)
 {
-    for (unsigned int p = 0; p < set->nr_planes; p++) {
-        PlaneMemAttrMap *old = set->planes[p]->mem_attrs;
+    const PlaneAccelClass *accel = plane->set->accel;
+    PlaneMemAttrMap *old = plane->mem_attrs;
 
-        if (!old) {
-            continue;
-        }
-        for (size_t i = 0; set->accel->apply_mem_attrs && i < old->nr; i++) {
-            const PlaneMemAttrRange *r = &old->ranges[i];
-            int err = set->accel->apply_mem_attrs(p, r->start,
-                                                  r->end - r->start, 0);
-
-            if (err) {
-                /* The next boot's CONFIG and seal set them again. */
-                warn_report("planes: clearing the memory attributes of "
-                            "plane %u at 0x%" HWADDR_PRIx "+0x%" HWADDR_PRIx
-                            " failed (%d)", p, r->start, r->end - r->start,
-                            err);
-            }
-        }
-        qatomic_rcu_set(&set->planes[p]->mem_attrs, NULL);
-        g_free_rcu(old, rcu);
+    if (!old) {
+        return;
     }
+    for (size_t i = 0; accel->apply_mem_attrs && i < old->nr; i++) {
+        const PlaneMemAttrRange *r = &old->ranges[i];
+        int err = accel->apply_mem_attrs(plane->id, r->start,
+                                         r->end - r->start, 0);
+
+        if (err) {
+            /* The next boot's CONFIG and seal set them again. */
+            warn_report("planes: clearing the memory attributes of "
+                        "plane %u at 0x%" HWADDR_PRIx "+0x%" HWADDR_PRIx
+                        " failed (%d)", plane->id, r->start,
+                        r->end - r->start, err);
+        }
+    }
+    qatomic_rcu_set(&plane->mem_attrs, NULL);
+    g_free_rcu(old, rcu);
 }
 
 uint32_t plane_mem_attrs_lookup(unsigned int plane_id, hwaddr gpa)

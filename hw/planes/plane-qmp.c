@@ -18,21 +18,14 @@
 static PlaneVcpuInfo *plane_vcpu_info(Plane *plane, unsigned int cpu_index)
 {
     PlaneVcpuInfo *info = g_new0(PlaneVcpuInfo, 1);
+    CPUState *cpu;
     Object *vcpu;
 
     info->cpu_index = cpu_index;
     info->current = plane_is_current(plane, cpu_index);
-    if (plane->id == 0) {
-        CPUState *cpu = qemu_get_cpu(cpu_index);
-
-        vcpu = OBJECT(cpu);
-        info->thread_id = cpu ? cpu->thread_id : 0;
-    } else {
-        CPUState *cpu = plane->vcpus ? plane->vcpus[cpu_index]->cpu : NULL;
-
-        vcpu = plane->vcpus ? OBJECT(plane->vcpus[cpu_index]) : NULL;
-        info->thread_id = cpu ? cpu->thread_id : 0;
-    }
+    cpu = plane_cpu(plane, cpu_index);
+    vcpu = plane_vcpu_object(plane, cpu_index);
+    info->thread_id = cpu ? cpu->thread_id : 0;
     info->qom_path = vcpu ? object_get_canonical_path(vcpu) : g_strdup("");
     return info;
 }

@@ -11,6 +11,54 @@
 #include "qapi/visitor.h"
 #include "hw/core/cpu.h"
 #include "hw/planes/plane.h"
+#include "hw/planes/plane-accel.h"
+#include "plane-internal.h"
+
+/*
+ * The accelerator named the thread after the state's cpu_index ("CPU 2/TCG");
+ * management wants the vCPU index and plane ("CPU 0/P1/TCG", 15 characters
+ * at most).  Only where thread naming is on (-name debug-threads=on).
+ */
+static void plane_vcpu_name_thread(PlaneVCPU *pv, const char *tag)
+{
+#ifdef CONFIG_PTHREAD_SETNAME_NP_W_TID
+    char current[16];
+    g_autofree char *name = g_strdup_printf("CPU %u/P%u/%s", pv->cpu_index,
+                                            pv->plane->id, tag);
+    pthread_t thread = pv->cpu->thread->thread;
+
+    if (pthread_getname_np(thread, current, sizeof(current)) == 0 &&
+        g_str_has_prefix(current, "CPU ")) {
+        pthread_setname_np(thread, name);
+    }
+#endif
+}
+
+/* Planes >= 1: one vCPU state per vCPU index, next to the guest's CPUs. */
+bool plane_create_vcpus(Plane *plane, Error **errp)
+{
+    PlaneSet *set = plane->set;
+
+    assert(plane->id);
+    plane->vcpus = g_new0(PlaneVCPU *, set->nr_vcpus);
+    for (unsigned int i = 0; i < set->nr_vcpus; i++) {
+        g_autofree char *vname = g_strdup_printf("vcpu[%u]", i);
+        PlaneVCPU *pv = PLANE_VCPU(object_new(TYPE_PLANE_VCPU));
+
+        pv->plane = plane;
+        pv->cpu_index = i;
+        object_property_add_child(OBJECT(plane), vname, OBJECT(pv));
+        object_unref(OBJECT(pv));
+        plane->vcpus[i] = pv;
+        pv->cpu = set->accel->vcpu_create(OBJECT(pv), qemu_get_cpu(i),
+                                          plane->id, errp);
+        if (!pv->cpu) {
+            return false;
+        }
+        plane_vcpu_name_thread(pv, set->accel->thread_tag);
+    }
+    return true;
+}
 
 static void plane_vcpu_get_cpu_index(Object *obj, Visitor *v,
                                      const char *name, void *opaque,

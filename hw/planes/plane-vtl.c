@@ -23,6 +23,7 @@
 #include "hw/planes/plane-memory.h"
 #include "hw/planes/planes-abi.h"
 #include "plane-dispatch.h"
+#include "plane-internal.h"
 #include "trace.h"
 
 /* @plane's shared state moves to vCPU index @to. */
@@ -138,7 +139,7 @@ int64_t plane_hc_vtl_call(const PlaneCaller *c, PlaneHcOutcome *out)
         /* One call at a time: this index sleeps until the state is free. */
         set->pending[c->index].kind = PLANE_PENDING_WAITING;
         set->pending[c->index].wait_seq = ++set->wait_seq;
-        qatomic_set(&c->cpu->plane_switched_out, true);
+        plane_switch_out(set, c->index);
         trace_plane_vtl_call_waits(c->index, target->home);
         return 0;
     }
@@ -193,14 +194,7 @@ static void plane_resume_caller(PlaneSet *set, unsigned int index,
     CPUState *caller_cpu = plane_cpu(set->planes[caller], index);
 
     set->accel->set_return(caller_cpu, ret);
-    if (qatomic_read(&set->current_plane[index]) != caller) {
-        plane_switch(set, index, caller);
-    } else {
-        /* A call that waited: its index never left the caller's plane. */
-        caller_cpu->halted = 0;
-        qatomic_store_release(&caller_cpu->plane_switched_out, false);
-        qemu_cpu_kick(caller_cpu);
-    }
+    plane_switch(set, index, caller);
     *pending = (PlanePending) { .kind = PLANE_PENDING_NONE };
 }
 
@@ -239,7 +233,7 @@ PlaneHcOutcome plane_return(const PlaneCaller *c, uint64_t *ret)
             plane_shared_state_released(plane);
         }
     }
-    if (!plane->running_on) {
+    if (!plane_running_on(plane)) {
         plane_set_state(plane, PLANE_STATE_PARKED);
     }
     return PLANE_HC_SWITCHED;
@@ -385,6 +379,7 @@ static void plane_stopped(Plane *plane)
 bool plane_shutdown(CPUState *cpu)
 {
     PlaneSet *set = plane_set_get();
+    unsigned int index;
     Plane *plane;
 
     if (!set || !cpu->plane_id) {
@@ -401,6 +396,9 @@ bool plane_shutdown(CPUState *cpu)
     }
     /* Off the CPU for good: a reset boots the plane again */
     cpu->halted = 1;
-    qatomic_set(&cpu->plane_switched_out, true);
+    index = plane_cpu_index(set, cpu);
+    if (qatomic_read(&set->current_plane[index]) == plane->id) {
+        plane_switch_out(set, index);
+    }
     return true;
 }

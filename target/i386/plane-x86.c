@@ -13,6 +13,7 @@
 #include "hw/qdev-core.h"
 #include "hw/qdev-properties.h"
 #include "system/hw_accel.h"
+#include "hw/planes/plane.h"
 #include "hw/planes/planes-abi.h"
 #include "plane-x86.h"
 
@@ -60,8 +61,7 @@ CPUState *plane_x86_vcpu_create(Object *parent, CPUState *plane0_cpu,
     cs = CPU(obj);
 
     /* Set before realize: it keeps the state out of hotplug and APIC IDs. */
-    cs->plane_id = plane_id;
-    cs->plane_switched_out = true;
+    plane_vcpu_bind(cs, plane_id, plane0_cpu);
     object_property_add_child(parent, "cpu", obj);
     object_unref(obj);
     if (!object_property_set_uint(obj, "apic-id", p0->apic_id, errp)) {

@@ -71,8 +71,8 @@ int plane_mem_attrs_set(PlaneSet *set, CPUState *caller, unsigned int target,
 const PlaneMemAttrRange *plane_mem_attrs_ranges(unsigned int target,
                                                 size_t *nr);
 
-/* Drop every attribute of every plane (system reset). */
-void plane_mem_attrs_clear(PlaneSet *set);
+/* Drops every attribute of @plane's view (system reset). */
+void plane_mem_attrs_clear(Plane *plane);
 
 /**
  * plane_mem_attrs_lookup: the attributes plane @plane_id sees at @gpa.

@@ -19,6 +19,12 @@
 /* Plane ids fit the kernel's u16 plane bitmaps; KVM_MAX_PLANES is 16. */
 #define PLANES_MAX 16
 
+/*
+ * In PlaneSet::current_plane: the index's plane waits (for another plane's
+ * state busy elsewhere, or gone): it keeps the index, its state is off.
+ */
+#define PLANE_WAITING (1u << 31)
+
 #define TYPE_PLANE "plane"
 OBJECT_DECLARE_SIMPLE_TYPE(Plane, PLANE)
 
@@ -81,8 +87,6 @@ struct Plane {
     Object *region_ram;
     /* Planes >= 1 only: one PlaneVCPU per vCPU index, owned as children. */
     PlaneVCPU **vcpus;
-    /* Number of vCPU indexes this plane is current on (under the BQL). */
-    unsigned int running_on;
     /*
      * A plane >= 1 is a uniprocessor unless it enables more states: its
      * one shared state lives in the vCPU state of index @home, and is
@@ -103,6 +107,7 @@ struct Plane {
     uint64_t event_seq;
     QEMUTimer *event_timer;
     char *path;                 /* canonical QOM path, for the events */
+    ResettableState reset_state;
 };
 
 /*
@@ -155,7 +160,7 @@ typedef struct PlaneCallAreaCheck {
  *
  * Everything below is covered by the BQL: plane hypercalls take it, and
  * the hand-over between planes happens under it, so that a vCPU thread
- * that checks CPUState::plane_switched_out in qemu_wait_io_event() can
+ * that checks cpu_plane_switched_out() in qemu_wait_io_event() can
  * never miss the kick that switches its plane back in.
  */
 struct PlaneSet {
@@ -165,7 +170,11 @@ struct PlaneSet {
     unsigned int nr_planes;
     unsigned int nr_vcpus;
     Plane **planes;
-    /* current_plane[i]: the plane that runs on vCPU index i (initially 0). */
+    /*
+     * current_plane[i]: the plane that runs on vCPU index i (initially 0),
+     * with PLANE_WAITING while it waits.  The one record of it: every
+     * vCPU state of index i points here (CPUState::plane_current).
+     */
     unsigned int *current_plane;
     PlanePending *pending;
     PlaneCallAreaCheck *call_area_ok;
@@ -212,14 +221,31 @@ PlaneSet *plane_set_get(void);
 bool plane_set_state(Plane *plane, PlaneState new_state);
 
 /**
+ * plane_current: the plane that holds @cpu_index now (it may be waiting).
+ */
+unsigned int plane_current(PlaneSet *set, unsigned int cpu_index);
+
+/**
  * plane_is_current: whether @plane is the plane running on @cpu_index.
  */
 bool plane_is_current(Plane *plane, unsigned int cpu_index);
 
 /**
- * plane_cpu: the vCPU state of @plane on @cpu_index.
+ * plane_running_on: the number of vCPU indexes @plane runs on now.
+ */
+unsigned int plane_running_on(Plane *plane);
+
+/**
+ * plane_cpu: the vCPU state of @plane on @cpu_index (%NULL for a plane
+ * >= 1 before board init has created its states).
  */
 CPUState *plane_cpu(Plane *plane, unsigned int cpu_index);
+
+/**
+ * plane_vcpu_object: what management sees of that state: the CPU for
+ * plane 0, the PlaneVCPU for the others (%NULL as for plane_cpu()).
+ */
+Object *plane_vcpu_object(Plane *plane, unsigned int cpu_index);
 
 /**
  * plane_cpu_index: the vCPU index of @cpu, a vCPU state of plane
@@ -228,14 +254,11 @@ CPUState *plane_cpu(Plane *plane, unsigned int cpu_index);
 unsigned int plane_cpu_index(PlaneSet *set, CPUState *cpu);
 
 /**
- * plane_switch: make plane @to the running plane of vCPU index @cpu_index.
- *
- * Called with the BQL held, normally from the vCPU thread of the plane
- * that runs there now; that thread must then leave its exec loop (TCG:
- * cpu_loop_exit), after which it sleeps until its plane is switched in
- * again.  No busy waiting: the other thread is kicked.
+ * plane_vcpu_bind: make @cpu, not yet realized, the vCPU state of plane
+ * @plane_id on the vCPU index of @plane0_cpu.  For backends' vcpu_create.
  */
-void plane_switch(PlaneSet *set, unsigned int cpu_index, unsigned int to);
+void plane_vcpu_bind(CPUState *cpu, unsigned int plane_id,
+                     CPUState *plane0_cpu);
 
 /**
  * plane_poll_switch_in: wait briefly for @cpu to be switched back in
@@ -253,16 +276,5 @@ void plane_switch(PlaneSet *set, unsigned int cpu_index, unsigned int to);
  * sleep as without polling.
  */
 bool plane_poll_switch_in(CPUState *cpu);
-
-/**
- * plane_note_state_replaced: the core overwrote the registers of @plane's
- * vCPU state on @cpu_index (BQL held, the state switched out).
- */
-void plane_note_state_replaced(Plane *plane, unsigned int cpu_index);
-
-/* Internal to hw/planes: creation and reset of planes and their vCPUs. */
-Plane *plane_create(PlaneSet *set, unsigned int id, Error **errp);
-bool plane_create_vcpus(Plane *plane, Error **errp);
-void plane_reset(Plane *plane);
 
 #endif

@@ -1,0 +1,48 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * VM planes: what the files of hw/planes share and backends need not see:
+ * creating the plane set, its planes and their vCPU states, and handing a
+ * vCPU index from one plane to another.
+ */
+
+#ifndef HW_PLANES_PLANE_INTERNAL_H
+#define HW_PLANES_PLANE_INTERNAL_H
+
+#include "hw/planes/plane.h"
+
+/* plane-set.c: the machine's plane set; board init, once. */
+PlaneSet *plane_set_new(const PlaneAccelClass *accel, unsigned int planes,
+                        unsigned int nr_vcpus);
+
+/* plane.c: plane @id of @set, a child of the set. */
+Plane *plane_create(PlaneSet *set, unsigned int id, Error **errp);
+
+/* plane-vcpu.c: the vCPU states of plane @plane >= 1, one per index. */
+bool plane_create_vcpus(Plane *plane, Error **errp);
+
+/*
+ * plane-switch.c: make plane @to the running plane of vCPU index
+ * @cpu_index.
+ *
+ * Called with the BQL held, normally from the vCPU thread of the plane
+ * that runs there now; that thread must then leave its exec loop (TCG:
+ * cpu_loop_exit), after which it sleeps until its plane is switched in
+ * again.  No busy waiting: the other thread is kicked.
+ */
+void plane_switch(PlaneSet *set, unsigned int cpu_index, unsigned int to);
+
+/*
+ * plane-switch.c: switch the state of the plane running on @cpu_index
+ * out without switching another in: it waits there (PLANE_WAITING), for
+ * another plane's state or, when its plane is gone, until reset.
+ */
+void plane_switch_out(PlaneSet *set, unsigned int cpu_index);
+
+/*
+ * plane-switch.c: the core overwrote the registers of @plane's vCPU state
+ * on @cpu_index (BQL held, the state switched out).
+ */
+void plane_note_state_replaced(Plane *plane, unsigned int cpu_index);
+
+#endif
