@@ -337,8 +337,7 @@ static uint64_t serial_hex_after(const char *text, const char *key)
  * both vCPUs at once: 2 x CALLS echo calls, each with its own answer.
  */
 #define STRESS_CALLS 10000
-
-static char *vbs_serial;
+#define MISUSE_CALLS 100
 
 /*
  * Every event QEMU has sent so far, in order: libqtest's own event waits
@@ -435,6 +434,51 @@ static void check_state_events_coalesced(GList *events)
     g_assert_cmpstr(last_new, ==, "parked");
 }
 
+/*
+ * Misuse of VTL calls and SET_MEM_ATTRS, in the VBS run before its
+ * parallel calls: the exact answer, and the guest went on to serve both
+ * vCPUs' calls afterwards.  Every VBS run checks all of them, and each
+ * has a case of its own, with a VBS run of its own.
+ */
+typedef struct VtlMisuse {
+    const char *name;
+    const char *line;
+} VtlMisuse;
+
+static const VtlMisuse vtl_misuse[] = {
+    { "call-outside-ram", "RESULT call-outside-ram rax=-14" },
+    { "call-unaligned", "RESULT call-unaligned rax=-14" },
+    { "call-in-plane1-region", "RESULT call-in-region rax=-22" },
+    { "call-from-plane1", "RESULT call-from-plane1 rax=-1" },
+    { "attrs-unknown-bits", "RESULT attrs-unknown-bits status=-22" },
+    { "attrs-unaligned", "RESULT attrs-unaligned status=-22" },
+    { "attrs-empty", "RESULT attrs-empty status=-22" },
+    { "attrs-wrap", "RESULT attrs-wrap status=-22" },
+    { "attrs-outside-ram", "RESULT attrs-outside-ram status=-14" },
+    { "attrs-hide-own-region", "RESULT attrs-own-region-hide status=0" },
+    { "attrs-garbage-in-a3", "RESULT attrs-garbage-a3 status=0" },
+    { "enable-index-too-big", "RESULT enable-index-too-big status=-22" },
+    { "enable-shared-state-index", "RESULT enable-home status=-22" },
+    { "enable-block-outside-region",
+      "RESULT enable-block-outside status=-22" },
+    { "enable-block-unaligned", "RESULT enable-block-unaligned status=-22" },
+    { "enable-block-past-region-end",
+      "RESULT enable-block-past-end status=-22" },
+    { "enable-twice", "RESULT enable-again rax=0 status=-22" },
+    { "unknown-call-id", "RESULT unknown-call rax=0 status=-95" },
+};
+
+static void assert_vtl_misuse(const char *serial, const VtlMisuse *m,
+                              const char *parallel)
+{
+    g_autofree char *line = g_strdup_printf("%s\r\n", m->line);
+    const char *const lines[] = {
+        "P0: ACTIVATE rax=0", line, parallel, "EXIT 0", NULL,
+    };
+
+    assert_in_order(serial, lines);
+}
+
 static void test_vbs(const char *machine)
 {
     g_autofree char *append = g_strdup_printf("test=vbs halt=1 calls=%d",
@@ -484,8 +528,8 @@ static void test_vbs(const char *machine)
 
         assert_in_order(serial, lines);
     }
-    if (!vbs_serial) {
-        vbs_serial = g_strdup(serial);
+    for (size_t i = 0; i < ARRAY_SIZE(vtl_misuse); i++) {
+        assert_vtl_misuse(serial, &vtl_misuse[i], parallel);
     }
     g_test_message("%s", strstr(serial, "BENCH"));
 
@@ -534,49 +578,15 @@ static void test_vbs(const char *machine)
     guest_finish(&run);
 }
 
-/*
- * Misuse of VTL calls and SET_MEM_ATTRS, one test each, all from the one
- * VBS run above (test_vbs runs first): the exact answer, and the guest
- * went on to serve 2 x 10,000 calls afterwards.
- */
-typedef struct VtlMisuse {
-    const char *name;
-    const char *line;
-} VtlMisuse;
-
-static const VtlMisuse vtl_misuse[] = {
-    { "call-outside-ram", "RESULT call-outside-ram rax=-14" },
-    { "call-unaligned", "RESULT call-unaligned rax=-14" },
-    { "call-in-plane1-region", "RESULT call-in-region rax=-22" },
-    { "call-from-plane1", "RESULT call-from-plane1 rax=-1" },
-    { "attrs-unknown-bits", "RESULT attrs-unknown-bits status=-22" },
-    { "attrs-unaligned", "RESULT attrs-unaligned status=-22" },
-    { "attrs-empty", "RESULT attrs-empty status=-22" },
-    { "attrs-wrap", "RESULT attrs-wrap status=-22" },
-    { "attrs-outside-ram", "RESULT attrs-outside-ram status=-14" },
-    { "attrs-hide-own-region", "RESULT attrs-own-region-hide status=0" },
-    { "attrs-garbage-in-a3", "RESULT attrs-garbage-a3 status=0" },
-    { "enable-index-too-big", "RESULT enable-index-too-big status=-22" },
-    { "enable-shared-state-index", "RESULT enable-home status=-22" },
-    { "enable-block-outside-region",
-      "RESULT enable-block-outside status=-22" },
-    { "enable-block-unaligned", "RESULT enable-block-unaligned status=-22" },
-    { "enable-block-past-region-end",
-      "RESULT enable-block-past-end status=-22" },
-    { "enable-twice", "RESULT enable-again rax=0 status=-22" },
-    { "unknown-call-id", "RESULT unknown-call rax=0 status=-95" },
-};
-
+/* One misuse, in a short VBS run of its own under the case's accelerator. */
 static void test_vtl_misuse(const void *opaque)
 {
-    const VtlMisuse *m = opaque;
-    g_autofree char *line = g_strdup_printf("%s\r\n", m->line);
-    const char *const lines[] = {
-        "P0: ACTIVATE rax=0", line, "RESULT parallel calls=", "EXIT 0", NULL,
-    };
+    g_autofree char *serial = guest_run_to_exit(
+        "q35,planes=2,plane-violation=fault",
+        "test=vbs calls=" G_STRINGIFY(MISUSE_CALLS) " bench=10");
 
-    g_assert(vbs_serial);
-    assert_in_order(vbs_serial, lines);
+    assert_vtl_misuse(serial, opaque, "RESULT parallel calls="
+                      G_STRINGIFY(MISUSE_CALLS) " errors0=0 errors1=0\r\n");
 }
 
 /*
