@@ -62,4 +62,29 @@ struct kvm_run_planes_head {
     __u16 req_exit_planes;      /* in */
 };
 
+/*
+ * The layouts the backend relies on, checked at build time wherever this
+ * header is used: the exit fits kvm_run's exit union, and the plane
+ * fields take the six bytes of padding1[6] in front of exit_reason.
+ */
+QEMU_BUILD_BUG_ON(KVM_EXIT_PLANE_EVENT != 40);
+QEMU_BUILD_BUG_ON(sizeof(struct kvm_plane_event_exit) != 80);
+QEMU_BUILD_BUG_ON(offsetof(struct kvm_plane_event_exit, cause) != 0);
+QEMU_BUILD_BUG_ON(offsetof(struct kvm_plane_event_exit,
+                           pending_event_planes) != 2);
+QEMU_BUILD_BUG_ON(offsetof(struct kvm_plane_event_exit, target) != 4);
+QEMU_BUILD_BUG_ON(offsetof(struct kvm_plane_event_exit, flags) != 8);
+QEMU_BUILD_BUG_ON(offsetof(struct kvm_plane_event_exit, extra) != 16);
+QEMU_BUILD_BUG_ON(sizeof(struct kvm_plane_event_exit) >
+                  sizeof(((struct kvm_run *)0)->padding));
+QEMU_BUILD_BUG_ON(offsetof(struct kvm_run_planes_head, plane) != 2);
+QEMU_BUILD_BUG_ON(offsetof(struct kvm_run_planes_head,
+                           suspended_planes) != 4);
+QEMU_BUILD_BUG_ON(offsetof(struct kvm_run_planes_head,
+                           req_exit_planes) != 6);
+QEMU_BUILD_BUG_ON(sizeof(struct kvm_run_planes_head) !=
+                  offsetof(struct kvm_run, exit_reason));
+QEMU_BUILD_BUG_ON(offsetof(struct kvm_run_planes_head, immediate_exit) !=
+                  offsetof(struct kvm_run, immediate_exit));
+
 #endif
