@@ -1468,6 +1468,7 @@ static void bench_spin(void)
 static void bench_vtl(void)
 {
     u64 n = arg_u64("calls", 2000), t0, t1, sum_null = 0, sum_vtl = 0;
+    u64 progress = arg_u64("progress", 0);
     int smp = arg_u64("smp", 1);
 
     vbs_boot();
@@ -1480,7 +1481,16 @@ static void bench_vtl(void)
         t0 = rdtsc();
         ap_mode = 1;
         ap_seq++;
-        ap_errors += echo_loop(CA0, 0x22, n);
+        if (!progress) {
+            ap_errors += echo_loop(CA0, 0x22, n);
+        }
+        /* progress=N: a line every N calls, for tests to pace themselves */
+        for (u64 done = 0; progress && done < n; done += progress) {
+            u64 chunk = n - done < progress ? n - done : progress;
+
+            ap_errors += echo_loop(CA0, 0x22, chunk);
+            printf("P0: bench-vtl %u calls\n", done + chunk);
+        }
         while (!ap_done) {
             __asm__ volatile("pause");
         }
