@@ -237,7 +237,8 @@ static int64_t plane_seal_regions(const PlaneCaller *c, unsigned int count)
         for (unsigned int below = 0; below < i; below++) {
             err = plane_mem_attrs_set(set, c->cpu, below, plane->region_base,
                                       plane->region_size,
-                                      PLANE_MEM_ATTR_DENY_ALL);
+                                      PLANE_MEM_ATTR_DENY_ALL,
+                                      PLANE_MEM_ATTRS_SEAL);
             if (err) {
                 break;
             }
@@ -252,7 +253,7 @@ static int64_t plane_seal_regions(const PlaneCaller *c, unsigned int count)
 
         for (unsigned int below = 0; below < i && done; below++, done--) {
             plane_mem_attrs_set(set, c->cpu, below, plane->region_base,
-                                plane->region_size, 0);
+                                plane->region_size, 0, PLANE_MEM_ATTRS_SEAL);
         }
     }
     return plane_hc_refuse(c, -err, "sealing the plane regions failed");

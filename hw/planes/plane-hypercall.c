@@ -46,7 +46,8 @@ static int64_t plane_hc_set_mem_attrs(const PlaneCaller *c)
     if (err) {
         return plane_hc_refuse(c, err, "%s", why);
     }
-    err = plane_mem_attrs_set(set, c->cpu, target, gpa, size, deny);
+    err = plane_mem_attrs_set(set, c->cpu, target, gpa, size, deny,
+                              PLANE_MEM_ATTRS_GUEST);
     if (err == -PLANES_KVM_E2BIG) {
         return plane_hc_refuse(c, PLANES_KVM_E2BIG, "the attribute map of "
                                "plane %u is full", target);

@@ -208,7 +208,8 @@ static PlaneMemAttrMap *plane_mem_attr_map_new(GArray *ranges)
 }
 
 int plane_mem_attrs_set(PlaneSet *set, CPUState *caller, unsigned int target,
-                        hwaddr start, uint64_t size, uint32_t attrs)
+                        hwaddr start, uint64_t size, uint32_t attrs,
+                        PlaneMemAttrsIntent intent)
 {
     Plane *plane = set->planes[target];
     PlaneMemAttrMap *old = plane->mem_attrs;
@@ -224,7 +225,8 @@ int plane_mem_attrs_set(PlaneSet *set, CPUState *caller, unsigned int target,
     }
     /* The host first: if it refuses, nothing has changed. */
     if (set->accel->apply_mem_attrs) {
-        err = set->accel->apply_mem_attrs(target, start, size, attrs);
+        err = set->accel->apply_mem_attrs(target, start, size, attrs,
+                                          intent);
         if (err) {
             trace_plane_mem_attrs_host_refused(target, start, size, attrs,
                                                err);
@@ -264,7 +266,8 @@ void plane_mem_attrs_clear(Plane *plane)
     for (size_t i = 0; accel->apply_mem_attrs && i < old->nr; i++) {
         const PlaneMemAttrRange *r = &old->ranges[i];
         int err = accel->apply_mem_attrs(plane->id, r->start,
-                                         r->end - r->start, 0);
+                                         r->end - r->start, 0,
+                                         PLANE_MEM_ATTRS_SEAL);
 
         if (err) {
             /* The next boot's CONFIG and seal set them again. */

@@ -112,7 +112,8 @@ void plane_vcpu_bind(CPUState *cpu, unsigned int plane_id,
 }
 
 /* The planes reset first (resettable children), then the set. */
-static void plane_set_reset_child_foreach(Object *obj, ResettableChildCallback cb,
+static void plane_set_reset_child_foreach(Object *obj,
+                                          ResettableChildCallback cb,
                                           void *opaque, ResetType type)
 {
     PlaneSet *set = PLANE_SET(obj);

@@ -400,3 +400,47 @@ void plane_x86_copy_parked_state(CPUState *dst, CPUState *src)
     memcpy(d->cpu_breakpoint, debug, sizeof(debug));
     tlb_flush(dst);
 }
+
+/*
+ * What every x86 backend shares: the middle class of the TCG and KVM
+ * backends (as SEV's and SNP's common parent in sev.c).  A 64-bit
+ * hypercall returns 64 bits; outside 64-bit mode only the low 32 count,
+ * as KVM does it.
+ */
+static void plane_x86_set_return(CPUState *cs, uint64_t value)
+{
+    CPUX86State *env = cpu_env(cs);
+
+    cpu_synchronize_state(cs);
+    env->regs[R_EAX] = (env->hflags & HF_LMA_MASK) &&
+                       (env->hflags & HF_CS64_MASK) ? value : (uint32_t)value;
+}
+
+static void plane_accel_x86_class_init(ObjectClass *oc, void *data)
+{
+    PlaneAccelClass *pac = PLANE_ACCEL_CLASS(oc);
+
+    pac->vcpu_create = plane_x86_vcpu_create;
+    pac->outside_ram_min = PLANE_X86_OUTSIDE_RAM_MIN;
+    pac->phys_addr_limit = plane_x86_phys_addr_limit;
+    pac->prepare_boot = plane_x86_prepare_boot;
+    pac->boot_vcpu = plane_x86_boot_vcpu;
+    pac->set_return = plane_x86_set_return;
+    pac->enter_vtl_call = plane_x86_enter_vtl_call;
+    pac->set_entry_regs = plane_x86_set_entry_regs;
+    pac->copy_parked_state = plane_x86_copy_parked_state;
+}
+
+static const TypeInfo plane_accel_x86_type_info = {
+    .name = TYPE_PLANE_ACCEL_X86,
+    .parent = TYPE_PLANE_ACCEL,
+    .abstract = true,
+    .class_init = plane_accel_x86_class_init,
+};
+
+static void plane_accel_x86_register_types(void)
+{
+    type_register_static(&plane_accel_x86_type_info);
+}
+
+type_init(plane_accel_x86_register_types)

@@ -80,6 +80,10 @@ void plane_x86_copy_parked_state(CPUState *dst, CPUState *src);
 
 /* Fresh plane RAM must stay clear of the PCI hole, APIC and firmware. */
 #define PLANE_X86_OUTSIDE_RAM_MIN (4 * GiB)
+
+/* The parent of the x86 backends' classes: the hooks they share. */
+#define TYPE_PLANE_ACCEL_X86 "x86-plane-accel"
+
 #endif
 
 #endif

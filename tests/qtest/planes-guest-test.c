@@ -579,7 +579,8 @@ static void test_vbs(const char *machine)
      * One event per refused access, rate-limited: the first goes out, the
      * last (the fetch from the data page) when its window closed.
      */
-    ktext = serial_hex_after(serial, "sealed-write trap=14 error=0x8003 cr2=0x");
+    ktext = serial_hex_after(serial,
+                             "sealed-write trap=14 error=0x8003 cr2=0x");
     kdata = serial_hex_after(serial, "noexec-exec trap=14 error=0x8011 cr2=0x");
     qmp_wait_event(run.qts, &events, "PLANE_MEMORY_VIOLATION",
                    violation_is_fetch, NULL);

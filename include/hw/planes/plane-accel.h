@@ -23,6 +23,15 @@ typedef struct PlaneSet PlaneSet;
 DECLARE_CLASS_CHECKERS(PlaneAccelClass, PLANE_ACCEL, TYPE_PLANE_ACCEL)
 
 /* What ACTIVATE hands the backend to enter a plane for the first time. */
+/*
+ * Why the core changes a view: a plane's SET_MEM_ATTRS, or ACTIVATE's
+ * seal of a region against a lower plane (and its roll-back, and reset).
+ */
+typedef enum PlaneMemAttrsIntent {
+    PLANE_MEM_ATTRS_GUEST,
+    PLANE_MEM_ATTRS_SEAL,
+} PlaneMemAttrsIntent;
+
 typedef struct PlaneBootInfo {
     hwaddr region_base;
     uint64_t region_size;
@@ -107,12 +116,14 @@ struct PlaneAccelClass {
     /*
      * apply_mem_attrs: give plane @plane's attributes @attrs on
      * [@start, @start + @size) to the host, before the core records them
-     * (KVM: KVM_SET_MEMORY_ATTRIBUTES).  Returns 0 or the negative KVM code
-     * the hypercall fails with, leaving the old attributes in place.
+     * (KVM: KVM_SET_MEMORY_ATTRIBUTES); @intent says whether a guest
+     * asked (SET_MEM_ATTRS) or the core seals a region (or resets).
+     * Returns 0 or the negative KVM code the hypercall fails with,
+     * leaving the old attributes in place.
      * Optional: backends that enforce attributes themselves omit it.
      */
     int (*apply_mem_attrs)(unsigned int plane, hwaddr start, uint64_t size,
-                           uint32_t attrs);
+                           uint32_t attrs, PlaneMemAttrsIntent intent);
 
     /*
      * mem_attrs_changed: plane @plane's view of [@start, @start + @size)

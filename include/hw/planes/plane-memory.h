@@ -9,6 +9,7 @@
 
 #include "exec/hwaddr.h"
 #include "hw/planes/plane.h"
+#include "hw/planes/plane-accel.h"
 #include "hw/planes/plane-rules.h"
 
 /**
@@ -54,7 +55,7 @@ unsigned int plane_region_overlapping(PlaneSet *set, hwaddr gpa,
 
 /**
  * plane_mem_attrs_set: set the attributes plane @target sees on
- * [@start, @start + @size) to @attrs (0 clears them).
+ * [@start, @start + @size) to @attrs (0 clears them), for @intent.
  *
  * BQL held.  The backend's host applies them first.  Returns 0, or the
  * negative KVM code for the hypercall, with nothing changed:
@@ -62,7 +63,8 @@ unsigned int plane_region_overlapping(PlaneSet *set, hwaddr gpa,
  * host refused with.
  */
 int plane_mem_attrs_set(PlaneSet *set, CPUState *caller, unsigned int target,
-                        hwaddr start, uint64_t size, uint32_t attrs);
+                        hwaddr start, uint64_t size, uint32_t attrs,
+                        PlaneMemAttrsIntent intent);
 
 /*
  * Plane @target's attribute map as it is now, *@nr ranges (BQL held;

@@ -36,12 +36,11 @@
 #define PLANE_KVM_ATTRS \
     (KVM_MEMORY_ATTRIBUTE_NO_WRITE | KVM_MEMORY_ATTRIBUTE_NO_EXEC)
 
-static bool plane_kvm_init_host(MachineState *ms, unsigned int planes,
-                                Error **errp)
+/* What the VM's own configuration must be for planes under KVM. */
+static bool plane_kvm_check_config(MachineState *ms, unsigned int planes,
+                                   Error **errp)
 {
     KVMState *s = kvm_state;
-    int max, exits;
-    uint64_t attrs;
 
     if (s->kernel_irqchip_split != ON_OFF_AUTO_ON) {
         error_setg(errp, "-machine planes=%u: VM planes need "
@@ -56,7 +55,16 @@ static bool plane_kvm_init_host(MachineState *ms, unsigned int planes,
                    "confidential-guest-support", planes);
         return false;
     }
-    max = kvm_planes_max();
+    return true;
+}
+
+/* What the host kernel must offer: planes, their exits, attributes. */
+static bool plane_kvm_check_kernel(unsigned int planes, Error **errp)
+{
+    KVMState *s = kvm_state;
+    int max = kvm_planes_max(), exits;
+    uint64_t attrs;
+
     if (max <= 0) {
         error_setg(errp, "-machine planes=%u: this host's KVM does not "
                    "support planes (KVM_CAP_PLANES is %d); use -accel tcg, "
@@ -87,6 +95,18 @@ static bool plane_kvm_init_host(MachineState *ms, unsigned int planes,
                    "per-plane NO_WRITE/NO_EXEC memory attributes "
                    "(KVM_CAP_MEMORY_ATTRIBUTES is 0x%" PRIx64 ")", planes,
                    attrs);
+        return false;
+    }
+    return true;
+}
+
+static bool plane_kvm_init_host(MachineState *ms, unsigned int planes,
+                                Error **errp)
+{
+    ERRP_GUARD();
+
+    if (!plane_kvm_check_config(ms, planes, errp) ||
+        !plane_kvm_check_kernel(planes, errp)) {
         return false;
     }
     if (!kvm_planes_init(planes, errp)) {
@@ -134,16 +154,6 @@ static bool plane_kvm_retire_hypercall(CPUState *cs, struct kvm_run *run)
     return true;
 }
 
-static void plane_kvm_set_return(CPUState *cs, uint64_t value)
-{
-    CPUX86State *env = cpu_env(cs);
-
-    cpu_synchronize_state(cs);
-    /* As KVM does: outside 64-bit mode a hypercall returns 32 bits. */
-    env->regs[R_EAX] = (env->hflags & HF_LMA_MASK) &&
-                       (env->hflags & HF_CS64_MASK) ? value : (uint32_t)value;
-}
-
 int plane_kvm_handle_hypercall(CPUState *cs, struct kvm_run *run)
 {
     PlaneHypercall hc = {
@@ -167,7 +177,7 @@ int plane_kvm_handle_hypercall(CPUState *cs, struct kvm_run *run)
         return EXCP_HALTED;
     }
     if (ret) {
-        plane_kvm_set_return(cs, ret);
+        plane_set_get()->accel->set_return(cs, ret);
     }
     return 0;
 }
@@ -225,7 +235,8 @@ static int plane_kvm_errno_to_hc(int err)
 }
 
 static int plane_kvm_apply_mem_attrs(unsigned int plane, hwaddr start,
-                                     uint64_t size, uint32_t attrs)
+                                     uint64_t size, uint32_t attrs,
+                                     PlaneMemAttrsIntent intent)
 {
     int r;
 
@@ -236,8 +247,7 @@ static int plane_kvm_apply_mem_attrs(unsigned int plane, hwaddr start,
      * cannot be honoured, so it is refused rather than half applied.
      */
     if ((attrs & PLANE_MEM_ATTR_NO_READ) &&
-        !(plane == 0 && plane_region_overlapping(plane_set_get(), start,
-                                                 size))) {
+        intent != PLANE_MEM_ATTRS_SEAL) {
         return -PLANES_KVM_EOPNOTSUPP;
     }
     r = kvm_planes_set_memory_attributes(plane, start, size,
@@ -251,21 +261,12 @@ static void plane_accel_kvm_class_init(ObjectClass *oc, void *data)
 
     pac->thread_tag = "KVM";
     pac->init_host = plane_kvm_init_host;
-    pac->vcpu_create = plane_x86_vcpu_create;
-    pac->outside_ram_min = PLANE_X86_OUTSIDE_RAM_MIN;
-    pac->phys_addr_limit = plane_x86_phys_addr_limit;
-    pac->prepare_boot = plane_x86_prepare_boot;
-    pac->boot_vcpu = plane_x86_boot_vcpu;
-    pac->set_return = plane_kvm_set_return;
-    pac->enter_vtl_call = plane_x86_enter_vtl_call;
-    pac->set_entry_regs = plane_x86_set_entry_regs;
-    pac->copy_parked_state = plane_x86_copy_parked_state;
     pac->apply_mem_attrs = plane_kvm_apply_mem_attrs;
 }
 
 static const TypeInfo plane_accel_kvm_type_info = {
     .name = PLANE_ACCEL_NAME("kvm"),
-    .parent = TYPE_PLANE_ACCEL,
+    .parent = TYPE_PLANE_ACCEL_X86,
     .abstract = true,
     .class_init = plane_accel_kvm_class_init,
 };

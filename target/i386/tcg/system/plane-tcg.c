@@ -253,11 +253,6 @@ bool plane_x86_smm_enter(X86CPU *cpu)
     return true;
 }
 
-static void plane_tcg_set_return(CPUState *cs, uint64_t value)
-{
-    cpu_env(cs)->regs[R_EAX] = value;
-}
-
 /*
  * New attributes must hold before the caller runs on: drop translated
  * code of the range (direct jumps between TBs skip the TLB) and every
@@ -284,21 +279,12 @@ static void plane_accel_tcg_class_init(ObjectClass *oc, void *data)
     /* TCG has no host limit: the machine property's PLANES_MAX applies. */
     pac->thread_tag = "TCG";
     pac->init_host = plane_tcg_init_host;
-    pac->vcpu_create = plane_x86_vcpu_create;
-    pac->outside_ram_min = PLANE_X86_OUTSIDE_RAM_MIN;
-    pac->phys_addr_limit = plane_x86_phys_addr_limit;
-    pac->prepare_boot = plane_x86_prepare_boot;
-    pac->boot_vcpu = plane_x86_boot_vcpu;
-    pac->set_return = plane_tcg_set_return;
-    pac->enter_vtl_call = plane_x86_enter_vtl_call;
-    pac->set_entry_regs = plane_x86_set_entry_regs;
-    pac->copy_parked_state = plane_x86_copy_parked_state;
     pac->mem_attrs_changed = plane_tcg_mem_attrs_changed;
 }
 
 static const TypeInfo plane_accel_tcg_type_info = {
     .name = PLANE_ACCEL_NAME("tcg"),
-    .parent = TYPE_PLANE_ACCEL,
+    .parent = TYPE_PLANE_ACCEL_X86,
     .abstract = true,
     .class_init = plane_accel_tcg_class_init,
 };
