@@ -132,9 +132,13 @@ check-qemu: all
 	$(NINJA) -C $(BUILD) $(addprefix tests/qtest/,$(QEMU_QTESTS))
 	$(MESON_TEST) --logbase qemu-suites $(addprefix qtest-x86_64/,$(QEMU_QTESTS))
 
-# QEMU's checkpatch over our C files and the patch series.
-STYLE_FILES := $(shell git ls-files 'hw/*.[ch]' 'include/*.h' 'target/*.[ch]' \
-                 'tests/qtest/*.c' 2>/dev/null)
+# QEMU's checkpatch over our QEMU code, its tests and fuzzers, and the
+# patch series.  Not covered: the freestanding test guests and the Linux
+# modules under tests/planes/ (guest and kernel code, in kernel style),
+# and scripts/planes/bench-handoff.c (a host program outside QEMU).
+STYLE_FILES := $(shell git ls-files 'accel/*.[ch]' 'hw/*.[ch]' 'include/*.h' \
+                 'target/*.[ch]' 'tests/qtest/*.[ch]' 'tests/planes/fuzz/*.[ch]' \
+                 2>/dev/null)
 check-style: all
 	@rc=0; for f in $(STYLE_FILES); do \
 	    perl build/src/scripts/checkpatch.pl --no-tree -q -f $$f || rc=1; \

@@ -127,4 +127,8 @@ static inline uint64_t in_size(FuzzIn *in, const uint64_t *extra,
         }                                                                \
     } while (0)
 
+/* libFuzzer's entry points: the harnesses define them */
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 #endif

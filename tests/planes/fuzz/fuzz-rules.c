@@ -65,7 +65,6 @@ static void print_stats(void)
     }
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     if (getenv("FUZZ_STATS")) {
