@@ -9,6 +9,7 @@
 # otherwise only the overlay links are refreshed.  Copies keep the pristine
 # timestamps, so a re-assembly rebuilds only what the series touches.
 set -euo pipefail
+source "$(dirname "$0")/upstream.sh"
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 pristine=$1
@@ -41,7 +42,7 @@ if [ ! -f "$src/.planes-series" ] || [ "$(cat "$src/.planes-series")" != "$want"
         case "$p" in ''|'#'*) continue ;; esac
         if ! patch -d "$src.tmp" -p1 --quiet --no-backup-if-mismatch \
                  --forward -i "$series_dir/$p" >"$src.tmp.patchlog" 2>&1; then
-            echo "assemble: patch $p does not apply to QEMU 10.0.13:" >&2
+            echo "assemble: patch $p does not apply to QEMU $qemu_version:" >&2
             cat "$src.tmp.patchlog" >&2
             rm -rf "$src.tmp" "$src.tmp.patchlog"
             exit 1

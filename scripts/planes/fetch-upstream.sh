@@ -6,14 +6,15 @@
 set -euo pipefail
 
 : "${PLANES_CACHE:=${XDG_CACHE_HOME:-$HOME/.cache}/qemu-planes}"
-pkg_version=1:10.0.13+ds-0+deb13u1
-dsc=qemu_10.0.13+ds-0+deb13u1.dsc
-orig=qemu_10.0.13+ds.orig.tar.xz
-dsc_sha256=a426c892e5369058c3423816c8625bc8010bb5a58ece57261f62b64ee4d765ad
-orig_sha256=6a0888e806c2ffc0c5f0733e974f9aea55491950d3c47c98669c8b236dde59ae
+source "$(dirname "$0")/upstream.sh"
+pkg_version=$qemu_deb_version
+dsc=$qemu_dsc
+orig=$qemu_orig
+dsc_sha256=$qemu_dsc_sha256
+orig_sha256=$qemu_orig_sha256
 
 dl="$PLANES_CACHE/download"
-pristine="$PLANES_CACHE/qemu-10.0.13-pristine"
+pristine="$PLANES_CACHE/qemu-$qemu_version-pristine"
 mkdir -p "$dl"
 
 verify() { # file expected-sha256

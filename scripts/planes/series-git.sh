@@ -7,6 +7,7 @@
 #
 # Edit the upstream files in DIR, commit (or amend/rebase), then export.
 set -euo pipefail
+source "$(dirname "$0")/upstream.sh"
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 series_dir="$repo/subprojects/packagefiles/qemu-planes"
@@ -22,7 +23,7 @@ checkout)
     rm -f "$dir/.planes-pristine-ok"
     git_ init -q
     git_ add -A
-    git_ commit -qm "QEMU 10.0.13 (Debian 1:10.0.13+ds-0+deb13u1)"
+    git_ commit -qm "QEMU $qemu_version (Debian $qemu_deb_version)"
     git_ tag planes-base
     while read -r p; do
         case "$p" in ''|'#'*) continue ;; esac
@@ -34,7 +35,7 @@ export)
     rm -f "$series_dir"/[0-9][0-9][0-9][0-9]-*.patch
     git_ -c core.abbrev=7 format-patch -q --no-signature --zero-commit -o "$series_dir" planes-base
     {
-        echo "# qemu-planes patch series for QEMU 10.0.13 (Debian 1:10.0.13+ds-0+deb13u1),"
+        echo "# qemu-planes patch series for QEMU $qemu_version (Debian $qemu_deb_version),"
         echo "# applied in order with patch -p1 by scripts/planes/assemble.sh."
         (cd "$series_dir" && ls [0-9][0-9][0-9][0-9]-*.patch)
     } >"$series_dir/series"
