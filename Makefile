@@ -15,7 +15,7 @@ MESON_TEST    := cd $(BUILD) && pyvenv/bin/meson test --no-rebuild \
 
 .PHONY: all overlay guests check check-planes check-qemu check-unit \
         check-libvirt check-linux check-style demo demo-linux linux-guests \
-        bench bench-smoke clean
+        bench bench-smoke check-bisect clean
 
 all: overlay guests
 	$(NINJA) -C $(BUILD) qemu-system-x86_64
@@ -131,6 +131,11 @@ check-fuzz: overlay
 check-qemu: all
 	$(NINJA) -C $(BUILD) $(addprefix tests/qtest/,$(QEMU_QTESTS))
 	$(MESON_TEST) --logbase qemu-suites $(addprefix qtest-x86_64/,$(QEMU_QTESTS))
+
+# Every prefix of the patch series builds and passes the checks that exist
+# at that point (slow: one cold build plus the increments; not in check).
+check-bisect:
+	bash scripts/planes/check-bisect.sh
 
 # QEMU's checkpatch over our QEMU code, its tests and fuzzers, and the
 # patch series.  Not covered: the freestanding test guests and the Linux

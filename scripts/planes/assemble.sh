@@ -4,6 +4,7 @@
 # series + the overlay (our own files, linked in so edits need no re-copy).
 #
 #   assemble.sh PRISTINE_DIR SRC_DIR
+#   assemble.sh --links-only SRC_DIR   only lay the overlay links into SRC_DIR
 #
 # The tree is rebuilt from the pristine copy only when the series changed;
 # otherwise only the overlay links are refreshed.  Copies keep the pristine
@@ -14,6 +15,8 @@ source "$(dirname "$0")/upstream.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 pristine=$1
 src=$2
+links_only=false
+[ "$pristine" = --links-only ] && links_only=true
 series_dir="$repo/subprojects/packagefiles/qemu-planes"
 
 series_stamp() {
@@ -33,7 +36,8 @@ overlay_files() {
 }
 
 want=$(series_stamp)
-if [ ! -f "$src/.planes-series" ] || [ "$(cat "$src/.planes-series")" != "$want" ]; then
+if ! $links_only &&
+   { [ ! -f "$src/.planes-series" ] || [ "$(cat "$src/.planes-series")" != "$want" ]; }; then
     echo "assemble: laying out $src from the pristine tree"
     rm -rf "$src.tmp"
     cp -a "$pristine" "$src.tmp"
