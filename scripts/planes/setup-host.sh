@@ -4,6 +4,7 @@
 # package sources (bookworm-backports, trixie deb-src) and build packages.
 # Idempotent: does nothing when everything is already in place.
 set -euo pipefail
+source "$(dirname "$0")/upstream.sh"
 
 [ "${PLANES_SKIP_APT:-0}" = 1 ] && exit 0
 
@@ -61,7 +62,7 @@ if command -v meson >/dev/null && \
     missing+=(meson)
 fi
 if [ "$changed" = 1 ] || [ ${#missing[@]} -gt 0 ] || \
-   ! apt-cache showsrc qemu 2>/dev/null | grep -q '^Version: 1:10.0.13'; then
+   ! apt-cache showsrc qemu 2>/dev/null | grep -qxF "Version: $qemu_deb_version"; then
     echo "setup-host: apt-get update"
     quiet sudo_ apt-get update
 fi
