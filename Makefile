@@ -15,7 +15,7 @@ MESON_TEST    := cd $(BUILD) && pyvenv/bin/meson test --no-rebuild \
 
 .PHONY: all overlay guests check check-planes check-qemu check-unit \
         check-libvirt check-linux check-style demo demo-linux linux-guests \
-        bench bench-smoke check-bisect clean
+        bench bench-smoke bench-build check-bisect clean
 
 all: overlay guests
 	$(NINJA) -C $(BUILD) qemu-system-x86_64
@@ -80,6 +80,11 @@ demo: all
 # numbers are not assertions).  bench-smoke only checks that it still runs.
 bench: all
 	python3 scripts/planes/bench.py
+
+# What a fresh build costs: QEMU's default features and devices against the
+# fork's lean configuration, both cold, side by side (slow: two builds).
+bench-build: overlay
+	bash scripts/planes/build-bench.sh
 
 bench-smoke: all
 	BENCH_SMOKE=1 python3 scripts/planes/bench.py > $(BUILD)/bench-smoke.log \

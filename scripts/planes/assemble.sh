@@ -28,9 +28,9 @@ overlay_files() {
     # repo itself are not laid into the tree.
     if git -C "$repo" rev-parse --git-dir >/dev/null 2>&1; then
         git -C "$repo" ls-files --cached --others --exclude-standard -- \
-            accel hw target include qapi docs tests monitor system python
+            accel configs hw target include qapi docs tests monitor system python
     else
-        (cd "$repo" && find accel hw target include qapi docs tests monitor \
+        (cd "$repo" && find accel configs hw target include qapi docs tests monitor \
             system python -type f 2>/dev/null)
     fi
 }
