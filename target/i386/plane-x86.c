@@ -12,6 +12,7 @@
 #include "exec/cputlb.h"
 #include "hw/qdev-core.h"
 #include "hw/qdev-properties.h"
+#include "hw/i386/apic.h"
 #include "system/hw_accel.h"
 #include "hw/planes/plane.h"
 #include "hw/planes/planes-abi.h"
@@ -333,6 +334,14 @@ void plane_x86_boot_vcpu(CPUState *cs, const PlaneBootInfo *info)
                         MEMTXATTRS_UNSPECIFIED, info->cmdline, len);
 
     cpu_synchronize_state(cs);
+    /*
+     * The plane boots on this index, so this state is the plane's BSP:
+     * Linux reads APICBASE.BSP to tell a boot from a crash kernel's start.
+     * A reset clears it again (x86_cpu_reset_hold: only vCPU 0 is a BSP).
+     */
+    if (X86_CPU(cs)->apic_state) {
+        apic_designate_bsp(X86_CPU(cs)->apic_state, true);
+    }
     memset(env->regs, 0, sizeof(env->regs));
     env->regs[R_ESI] = bp;
     env->regs[R_ESP] = top;

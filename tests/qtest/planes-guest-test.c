@@ -95,7 +95,8 @@ static void test_boot(const void *opaque)
         const char *const lines[] = {
             "P0: booting", "P0: CONFIG rax=0", "P0: plane 1 image", at,
             "cr0=0x80010031", cr3, "cr4=0x20 efer=0xd01 cs=0x8",
-            c->cmdline_line, e820_ram, e820_boot, "P1: hide own region rax=0",
+            "P1: apicbase=0xfee00900 apic-id=0", c->cmdline_line,
+            e820_ram, e820_boot, "P1: hide own region rax=0",
             c->park_line,
             "P0: ACTIVATE rax=0", "P0: resumed after ACTIVATE",
             "P0: read of plane 1 region: trap=14 error=0x8001",
@@ -987,13 +988,18 @@ static void test_violation_stop(const void *opaque)
     guest_finish(&run);
 }
 
-/* ACTIVATE from vCPU 1: plane 1 boots there and serves both vCPUs. */
+/*
+ * ACTIVATE from vCPU 1: plane 1 boots there, as its BSP, and serves both
+ * vCPUs.
+ */
 static void test_activate_ap(const void *opaque)
 {
     g_autofree char *serial = guest_run_to_exit("q35,planes=2",
                                                 "test=activate-ap");
 
     g_assert(strstr(serial, "RESULT activate-ap echo1=1 echo0=1\r\n"));
+    /* the state plane 1 boots in is a BSP with index 1's APIC ID */
+    g_assert(strstr(serial, "P1: apicbase=0xfee00900 apic-id=1\r\n"));
     g_assert(strstr(serial, "EXIT 0"));
 }
 

@@ -48,6 +48,15 @@ static u64 rdtsc(void)
     return ((u64)hi << 32) | lo;
 }
 
+/* The initial APIC ID: CPUID leaf 1, EBX bits 31-24 */
+static u64 cpuid_apic_id(void)
+{
+    u32 a = 1, b, c = 0, d;
+
+    __asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+    return b >> 24;
+}
+
 /* Reports the boot state; returns 1 when the cmdline asks to park by HLT. */
 int p1_boot(const u8 *bp)
 {
@@ -66,6 +75,7 @@ int p1_boot(const u8 *bp)
            (u64)_start, (u64)bp);
     printf("P1: cr0=0x%x cr3=0x%x cr4=0x%x efer=0x%x cs=0x%x\n", cr0, cr3,
            cr4, rdmsr(0xc0000080), (u64)cs);
+    printf("P1: apicbase=0x%x apic-id=%u\n", rdmsr(0x1b), cpuid_apic_id());
     printf("P1: cmdline '%s'\n", cmdline);
     for (u8 i = 0; i < entries; i++) {
         const u8 *e = bp + BP_E820_TABLE + i * 20;

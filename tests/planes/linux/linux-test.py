@@ -76,6 +76,9 @@ def boot(vm, name, count=1):
        f'{hidden[-1][:2] if hidden else None} and parked (COM2)',
        parked >= count and hidden and hidden[-1][2] == '0',
        vm.out1()[-2000:])
+    crash = [x for x in vm.out1().splitlines() if 'Crash kernel detected' in x]
+    ok(f'{name}: plane 1 booted as the BSP of its index (APICBASE.BSP; no '
+       f'"Crash kernel detected" on COM2)', not crash, *crash)
     st = vm.wait_plane_state('parked', 10)
     ok(f"{name}: query-planes: plane 1 '{st}'", st == 'parked')
     return acts[-1] if acts else None

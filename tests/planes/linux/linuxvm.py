@@ -135,15 +135,25 @@ class LinuxPlanesVM:
         except (BlockingIOError, OSError):
             pass
 
+    @staticmethod
+    def _complete_lines(text):
+        """The text up to its last newline.
+
+        The console log is read while the guest still writes it: a line
+        caught half-written would let '$' match in the middle of it.
+        """
+        return text[:text.rfind('\n') + 1]
+
     def wait(self, regex, timeout, where='com1', start=None):
-        """Waits for regex in a console after `start` (default: the mark)."""
+        """Waits for regex in the complete lines of a console after `start`
+        (default: the mark)."""
         read = self.out0 if where == 'com1' else self.out1
         start = self.mark if start is None and where == 'com1' else (start or 0)
         deadline = time.monotonic() + timeout
         pat = re.compile(regex, re.M)
         while True:
             self._drain()
-            m = pat.search(read(), start)
+            m = pat.search(self._complete_lines(read()), start)
             if m:
                 return m
             if time.monotonic() > deadline:
