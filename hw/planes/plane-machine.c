@@ -21,6 +21,7 @@
 #include "hw/planes/plane-accel.h"
 #include "hw/planes/plane-machine.h"
 #include "hw/planes/plane-dma.h"
+#include "hw/planes/plane-device.h"
 #include "hw/planes/plane-memory.h"
 #include "hw/planes/plane-ram.h"
 #include "hw/planes/plane-hypercall.h"
@@ -101,6 +102,36 @@ static void machine_set_planes(Object *obj, Visitor *v, const char *name,
         object_register_sugar_prop("kvm-accel", "kernel-irqchip", "split",
                                    true);
     }
+}
+
+static void machine_set_device_plane(Object *obj, Visitor *v,
+                                     const char *name, void *opaque,
+                                     Error **errp)
+{
+    g_autofree char *spelling = NULL;
+    int64_t value = -1;
+    bool valid;
+
+    if (!machine_planes_visit_int(v, name, &spelling, &value, &valid,
+                                  errp)) {
+        return;
+    }
+    /* Checked against planes at machine init, when both are known */
+    if (!valid || value < 0 || value >= PLANES_MAX) {
+        error_setg(errp, "-machine device-plane=%s: must be a plane id from "
+                   "0 to %d", spelling ?: "?", PLANES_MAX - 1);
+        return;
+    }
+    machine_planes_options(MACHINE(obj))->device_plane = value;
+}
+
+static void machine_get_device_plane(Object *obj, Visitor *v,
+                                     const char *name, void *opaque,
+                                     Error **errp)
+{
+    int64_t value = machine_planes_options(MACHINE(obj))->device_plane;
+
+    visit_type_int(v, name, &value, errp);
 }
 
 static void machine_get_planes(Object *obj, Visitor *v, const char *name,
@@ -218,6 +249,15 @@ void machine_class_add_planes_property(ObjectClass *oc)
         "the switch back before its thread sleeps; 0 never polls (default "
         "50000, at most 10000000)");
 
+    object_class_property_add(oc, "device-plane", "int",
+                              machine_get_device_plane,
+                              machine_set_device_plane, NULL, NULL);
+    object_class_property_set_description(oc, "device-plane",
+        "The VM plane that the devices of the command line belong to when "
+        "they set no 'plane' of their own (default 0); the chipset is "
+        "always plane 0's");
+    plane_device_class_add_property();
+
     object_class_property_add_enum(oc, "plane-violation",
                                    "PlaneViolationPolicy",
                                    &PlaneViolationPolicy_lookup,
@@ -312,7 +352,8 @@ bool machine_planes_init(MachineState *ms, Error **errp)
     const PlaneAccelClass *pac = plane_accel_class_get();
     PlaneSet *set;
 
-    if (!machine_planes_validate(ms, planes, pac, errp)) {
+    if (!machine_planes_validate(ms, planes, pac, errp) ||
+        !plane_devices_init(ms, planes, opts->device_plane, errp)) {
         return false;
     }
     if (!MACHINE_GET_CLASS(ms)->planes_supported) {

@@ -14,6 +14,7 @@
 #include "hw/core/cpu.h"
 #include "hw/planes/plane.h"
 #include "hw/planes/plane-memory.h"
+#include "hw/planes/plane-device.h"
 
 static PlaneVcpuInfo *plane_vcpu_info(Plane *plane, unsigned int cpu_index)
 {
@@ -44,6 +45,9 @@ static PlaneInfo *plane_info(Plane *plane)
     info->memory_violations = qatomic_read(&plane->memory_violations);
     plane_mem_attrs_usage(plane, &info->memory_attr_ranges,
                           &info->memory_attr_bytes);
+    info->devices = plane_device_paths(plane->id);
+    info->dropped_device_accesses =
+        qatomic_read(&plane->device_accesses_dropped);
     for (unsigned int i = 0; i < plane->set->nr_vcpus; i++) {
         QAPI_LIST_APPEND(tail, plane_vcpu_info(plane, i));
     }
@@ -69,17 +73,20 @@ void hmp_info_planes(Monitor *mon, const QDict *qdict)
         monitor_printf(mon, "This machine has no planes\n");
         return;
     }
-    monitor_printf(mon, "%-5s %-10s %-18s %-18s %-18s %-10s %s\n", "plane",
-                   "state", "region-base", "region-size", "entry-point",
-                   "violations", "vcpus (index:thread-id, * = current)");
+    monitor_printf(mon, "%-5s %-10s %-18s %-18s %-18s %-10s %-8s %s\n",
+                   "plane", "state", "region-base", "region-size",
+                   "entry-point", "violations", "dropped",
+                   "vcpus (index:thread-id, * = current)");
     for (PlaneInfoList *p = planes; p; p = p->next) {
         PlaneInfo *info = p->value;
 
         monitor_printf(mon, "%-5" PRId64 " %-10s 0x%016" PRIx64
-                       " 0x%016" PRIx64 " 0x%016" PRIx64 " %-10" PRIu64,
+                       " 0x%016" PRIx64 " 0x%016" PRIx64 " %-10" PRIu64
+                       " %-8" PRIu64,
                        info->id, PlaneState_str(info->state),
                        info->region_base, info->region_size,
-                       info->entry_point, info->memory_violations);
+                       info->entry_point, info->memory_violations,
+                       info->dropped_device_accesses);
         for (PlaneVcpuInfoList *v = info->vcpus; v; v = v->next) {
             monitor_printf(mon, " %" PRId64 ":%" PRId64 "%s",
                            v->value->cpu_index, v->value->thread_id,

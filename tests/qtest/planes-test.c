@@ -91,6 +91,24 @@ static const PlanesErrorCase planes_error_cases[] = {
       "-device pxb-pcie,bus_nr=100,bypass_iommu=on: -machine planes=2: "
       "device 'pxb-pcie': bypass_iommu cannot be set with planes: device DMA "
       "goes through plane 0's view" },
+    /* devices that belong to planes */
+    { "-machine q35,planes=2,device-plane=17",
+      "-machine device-plane=17: must be a plane id from 0 to 15" },
+    { "-machine q35,planes=2,device-plane=2",
+      "-machine device-plane=2: the machine has no plane 2 (planes=2: "
+      "planes 0 to 1)" },
+    { "-machine q35,planes=2 -device isa-serial,iobase=0x2f8,plane=2",
+      "-device isa-serial,iobase=0x2f8,plane=2: plane=2: the machine has no "
+      "plane 2 (-machine planes=2: planes 0 to 1)" },
+    { "-machine q35 -device isa-serial,iobase=0x2f8,plane=1",
+      "-device isa-serial,iobase=0x2f8,plane=1: plane=1: the machine has no "
+      "plane 1 (-machine planes=1: planes 0 to 0)" },
+    { "-machine q35,planes=2 -device virtio-net-pci,plane=1",
+      "-device virtio-net-pci,plane=1: plane=1: a virtio-net-pci device "
+      "cannot belong to a plane other than 0 (only isa-serial can)" },
+    { "-machine q35,planes=2,device-plane=1 -device isa-debug-exit,id=dbg",
+      "device 'dbg': -machine device-plane=1: a isa-debug-exit device cannot "
+      "belong to a plane other than 0 (only isa-serial can)" },
     { "-machine q35,planes=2,default-bus-bypass-iommu=on",
       "-machine planes=2: PCI bus 'pcie.0' bypasses the IOMMU "
       "(default-bus-bypass-iommu=on), but device DMA must go through plane "
@@ -467,8 +485,10 @@ static void test_planes_hmp(const void *opaque)
         GString *want = g_string_new(NULL);
         QListEntry *ve;
 
-        g_string_printf(want, "%-5u %-10s 0x%016x 0x%016x 0x%016x %-10u", p,
-                        qdict_get_str(plane, "state"), 0, 0, 0, 0);
+        g_string_printf(want, "%-5u %-10s 0x%016x 0x%016x 0x%016x %-10u "
+                        "%-8" PRId64, p, qdict_get_str(plane, "state"),
+                        0, 0, 0, 0,
+                        qdict_get_int(plane, "dropped-device-accesses"));
         QLIST_FOREACH_ENTRY(qdict_get_qlist(plane, "vcpus"), ve) {
             QDict *v = qobject_to(QDict, qlist_entry_obj(ve));
 

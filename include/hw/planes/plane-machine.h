@@ -21,6 +21,7 @@ typedef struct MachinePlanesOptions {
     uint64_t ram_limit;
     uint64_t switch_poll_ns;
     PlaneViolationPolicy violation_policy;
+    unsigned int device_plane;
 } MachinePlanesOptions;
 
 #define PLANES_RAM_LIMIT_DEFAULT (4 * GiB)

@@ -102,6 +102,11 @@ struct Plane {
     PlaneMemAttrMap *mem_attrs;
     /* Accesses its attributes refused; atomic, from any vCPU thread. */
     uint64_t memory_violations;
+    /*
+     * Device accesses by this plane's vCPUs that plane-device.c dropped
+     * (another plane's device, or plane 0's chipset); atomic.
+     */
+    uint64_t device_accesses_dropped;
     /* PLANE_STATE_CHANGED rate limit, by new state (under the BQL) */
     PlaneEventLimit event_limit[PLANE_STATE__MAX];
     uint64_t event_seq;

@@ -1,0 +1,364 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * VM planes: devices belong to planes.  Every device is plane 0's unless
+ * its "plane" property (or -machine device-plane, for the devices of the
+ * command line) gives it to a higher plane.  What a vCPU state of plane p
+ * may do with a device of plane q, decided here for every PIO and MMIO
+ * access (memory_region_dispatch_read/write() ask, with MemTxAttrs.plane
+ * saying whose access it is):
+ *
+ *  - q > p: the device is invisible to p: reads give all ones, writes are
+ *    lost.  Device DMA and QEMU's own accesses are plane 0's.
+ *  - q == p: the plane's own device.
+ *  - q < p: a more privileged plane may use a lower plane's devices (its
+ *    console, say), except plane 0's chipset: the interrupt controllers,
+ *    timers, PCI configuration, firmware interface and reset logic decide
+ *    which interrupts plane 0 gets and when, so a higher plane that
+ *    programs them (as a Linux secure kernel does, finding plane 0's ACPI
+ *    tables) must not reach them.  Its writes there are dropped; its reads
+ *    give all ones, except the registers whose reads change nothing and
+ *    that a kernel reads to calibrate its clocks: HPET, the IOAPIC's
+ *    window, the ACPI PM timer and PM1 status/control.  Its own local
+ *    APIC stays its own (the APIC page's register window); the MSI window
+ *    behind it, which would interrupt plane 0's vCPUs, is chipset.
+ *
+ * A device of a higher plane has no interrupt line into its plane yet:
+ * only isa-serial may be given to a plane >= 1, and its IRQ line is
+ * disconnected (the plane polls it, as Linux's earlycon does), so that it
+ * cannot raise an interrupt in plane 0.
+ */
+
+#include "qemu/osdep.h"
+#include "qapi/error.h"
+#include "qapi/visitor.h"
+#include "qemu/error-report.h"
+#include "qemu/log.h"
+#include "hw/boards.h"
+#include "hw/qdev-core.h"
+#include "hw/char/serial.h"
+#include "system/system.h"
+#include "hw/planes/plane.h"
+#include "hw/planes/plane-device.h"
+#include "hw/planes/plane-machine.h"
+#include "trace.h"
+
+bool plane_device_filter_active;
+
+/*
+ * Devices given to a plane with "plane", to the plane's id: written under
+ * the BQL before the device is realized, read under the BQL (device
+ * accesses that reach plane_device_access() take it, as none of the
+ * devices a plane may own does lockless I/O).  plane_devices_owned says
+ * whether any device is a higher plane's.
+ */
+static GHashTable *plane_device_owner;
+static bool plane_devices_owned;
+
+/* Which devices can honour a plane >= 1: see the file's comment */
+static bool plane_device_can_belong(Object *obj)
+{
+    return object_dynamic_cast(obj, "isa-serial");
+}
+
+/* Plane 0's chipset, by QOM type (and its subtypes) */
+static const char *const plane_chipset_types[] = {
+    "apic-common", "ioapic-common", "pic-common", "pit-common", "hpet",
+    "mc146818rtc", "ICH9-LPC", "PIIX3", "PIIX4_PM", "i8042", "i8257",
+    "isa-pcspk", "port92", "fw_cfg", "pci-host-bridge", "mch",
+    "x86-iommu",
+};
+
+typedef enum PlaneChipsetAccess {
+    PLANE_CHIPSET_NONE,         /* not the chipset */
+    PLANE_CHIPSET_REFUSED,      /* neither reads nor writes */
+    PLANE_CHIPSET_READABLE,     /* reads change nothing: reads only */
+    PLANE_CHIPSET_OWN_APIC,     /* the accessing state's own local APIC */
+} PlaneChipsetAccess;
+
+static PlaneChipsetAccess plane_chipset_access(Object *dev, MemoryRegion *mr,
+                                               hwaddr addr)
+{
+    const char *name = memory_region_name(mr);
+
+    for (size_t i = 0; i < ARRAY_SIZE(plane_chipset_types); i++) {
+        if (!object_dynamic_cast(dev, plane_chipset_types[i])) {
+            continue;
+        }
+        if (object_dynamic_cast(dev, "apic-common")) {
+            /*
+             * apic_mem_read/write() act on the accessing vCPU's own APIC
+             * for the register window; offset 0 and beyond the page are
+             * MSIs to plane 0's APICs.
+             */
+            return addr >= 0x10 && addr < 0x1000 ? PLANE_CHIPSET_OWN_APIC
+                                                 : PLANE_CHIPSET_REFUSED;
+        }
+        if (object_dynamic_cast(dev, "hpet") ||
+            object_dynamic_cast(dev, "ioapic-common") ||
+            !g_strcmp0(name, "acpi-tmr") || !g_strcmp0(name, "acpi-evt") ||
+            !g_strcmp0(name, "acpi-cnt")) {
+            return PLANE_CHIPSET_READABLE;
+        }
+        return PLANE_CHIPSET_REFUSED;
+    }
+    return PLANE_CHIPSET_NONE;
+}
+
+/* The device behind @mr and the plane it belongs to */
+static unsigned int plane_device_of(MemoryRegion *mr, Object **dev)
+{
+    *dev = NULL;
+    for (Object *obj = mr->owner; obj; obj = obj->parent) {
+        gpointer plane;
+
+        if (!object_dynamic_cast(obj, TYPE_DEVICE)) {
+            continue;
+        }
+        if (!*dev) {
+            *dev = obj;
+        }
+        if (plane_devices_owned &&
+            g_hash_table_lookup_extended(plane_device_owner, obj, NULL,
+                                         &plane)) {
+            return GPOINTER_TO_UINT(plane);
+        }
+    }
+    return 0;
+}
+
+static void plane_device_dropped(unsigned int plane, Object *dev,
+                                 MemoryRegion *mr, hwaddr addr,
+                                 bool is_write)
+{
+    PlaneSet *set = plane_set_get();
+    uint64_t n = 1;
+
+    if (set && plane < set->nr_planes) {
+        n = qatomic_fetch_inc(&set->planes[plane]->device_accesses_dropped) +
+            1;
+    }
+    trace_plane_device_dropped(plane, memory_region_name(mr), addr,
+                               is_write);
+    /* The first few, then at each power of two */
+    if (n <= 8 || !(n & (n - 1))) {
+        qemu_log_mask(LOG_GUEST_ERROR, "planes: plane %u %s %s at 0x%"
+                      HWADDR_PRIx " (%s) dropped: not the plane's device "
+                      "(%" PRIu64 " so far)\n", plane,
+                      is_write ? "write to" : "read of",
+                      memory_region_name(mr), addr,
+                      dev ? object_get_typename(dev) : "no device", n);
+    }
+}
+
+bool plane_device_access(MemoryRegion *mr, hwaddr addr, unsigned int size,
+                         bool is_write, MemTxAttrs attrs)
+{
+    unsigned int plane = attrs.plane, owner;
+    Object *dev;
+
+    if (!plane && !plane_devices_owned) {
+        return true;            /* plane 0 owns every device */
+    }
+    owner = plane_device_of(mr, &dev);
+    if (owner == plane) {
+        return true;
+    }
+    if (owner < plane) {
+        switch (plane_chipset_access(dev, mr, addr)) {
+        case PLANE_CHIPSET_NONE:
+        case PLANE_CHIPSET_OWN_APIC:
+            return true;
+        case PLANE_CHIPSET_READABLE:
+            if (!is_write) {
+                return true;
+            }
+            break;
+        case PLANE_CHIPSET_REFUSED:
+            break;
+        }
+    }
+    plane_device_dropped(plane, dev, mr, addr, is_write);
+    return false;
+}
+
+static void plane_device_get(Object *obj, Visitor *v, const char *name,
+                             void *opaque, Error **errp)
+{
+    gpointer plane = NULL;
+    uint8_t value;
+
+    if (plane_device_owner) {
+        g_hash_table_lookup_extended(plane_device_owner, obj, NULL, &plane);
+    }
+    value = GPOINTER_TO_UINT(plane);
+    visit_type_uint8(v, name, &value, errp);
+}
+
+/* Checks and records that @obj belongs to @plane */
+static bool plane_device_set_owner(Object *obj, unsigned int plane,
+                                   const char *why, Error **errp)
+{
+    Object *machine = qdev_get_machine();
+    unsigned int planes = object_dynamic_cast(machine, TYPE_MACHINE) ?
+                          machine_planes_count(MACHINE(machine)) : 1;
+
+    if (plane >= planes) {
+        error_setg(errp, "%s%u: the machine has no plane %u (-machine "
+                   "planes=%u: planes 0 to %u)", why, plane, plane, planes,
+                   planes - 1);
+        return false;
+    }
+    if (plane && !plane_device_can_belong(obj)) {
+        error_setg(errp, "%s%u: a %s device cannot belong to a plane other "
+                   "than 0 (only isa-serial can)", why, plane,
+                   object_get_typename(obj));
+        return false;
+    }
+    if (!plane_device_owner) {
+        plane_device_owner = g_hash_table_new(NULL, NULL);
+    }
+    g_hash_table_insert(plane_device_owner, obj, GUINT_TO_POINTER(plane));
+    plane_devices_owned |= plane != 0;
+    return true;
+}
+
+static void plane_device_set(Object *obj, Visitor *v, const char *name,
+                             void *opaque, Error **errp)
+{
+    uint8_t value;
+
+    if (DEVICE(obj)->realized) {
+        error_setg(errp, "plane: a realized device cannot change planes");
+        return;
+    }
+    if (!visit_type_uint8(v, name, &value, errp)) {
+        return;
+    }
+    plane_device_set_owner(obj, value, "plane=", errp);
+}
+
+void plane_device_class_add_property(void)
+{
+    ObjectClass *oc = object_class_by_name(TYPE_DEVICE);
+
+    /*
+     * On TYPE_DEVICE itself: QOM looks up class properties along the
+     * class chain, so every device has it, without a field in DeviceState.
+     */
+    if (object_class_property_find(oc, "plane")) {
+        return;
+    }
+    object_class_property_add(oc, "plane", "uint8", plane_device_get,
+                              plane_device_set, NULL, NULL);
+    object_class_property_set_description(oc, "plane",
+        "The VM plane this device belongs to (default 0, or -machine "
+        "device-plane for devices of the command line); planes below it "
+        "do not see it");
+}
+
+/*
+ * The devices of the command line (the peripheral containers' children)
+ * that chose no plane get -machine device-plane's.
+ */
+static int plane_device_apply_default(Object *child, void *opaque)
+{
+    unsigned int device_plane = *(unsigned int *)opaque;
+    g_autofree char *why = NULL;
+    Error *err = NULL;
+
+    if (!object_dynamic_cast(child, TYPE_DEVICE) ||
+        (plane_device_owner &&
+         g_hash_table_contains(plane_device_owner, child))) {
+        return 0;
+    }
+    why = g_strdup_printf("device '%s': -machine device-plane=",
+                          object_get_canonical_path_component(child));
+    if (!plane_device_set_owner(child, device_plane, why, &err)) {
+        error_report_err(err);
+        exit(1);
+    }
+    return 0;
+}
+
+/*
+ * A higher plane's device must not interrupt plane 0: its IRQ line into
+ * plane 0's interrupt controllers goes.
+ */
+static void plane_device_disconnect_irq(gpointer key, gpointer value,
+                                        gpointer opaque)
+{
+    Object *serial;
+
+    if (!GPOINTER_TO_UINT(value) || !object_dynamic_cast(key, "isa-serial")) {
+        return;
+    }
+    serial = object_resolve_path_component(key, "serial");
+    if (serial && object_dynamic_cast(serial, TYPE_SERIAL)) {
+        SERIAL(serial)->irq = NULL;
+    }
+}
+
+static unsigned int plane_device_default;
+
+static void plane_devices_machine_ready(Notifier *notifier, void *data)
+{
+    static const char *const containers[] = {
+        "/machine/peripheral", "/machine/peripheral-anon",
+    };
+
+    for (size_t i = 0; plane_device_default && i < ARRAY_SIZE(containers);
+         i++) {
+        Object *c = object_resolve_path(containers[i], NULL);
+
+        if (c) {
+            object_child_foreach(c, plane_device_apply_default,
+                                 &plane_device_default);
+        }
+    }
+    if (plane_device_owner) {
+        g_hash_table_foreach(plane_device_owner, plane_device_disconnect_irq,
+                             NULL);
+    }
+}
+
+static Notifier plane_devices_ready_notifier = {
+    .notify = plane_devices_machine_ready,
+};
+
+bool plane_devices_init(MachineState *ms, unsigned int planes,
+                        unsigned int device_plane, Error **errp)
+{
+    if (device_plane >= planes) {
+        error_setg(errp, "-machine device-plane=%u: the machine has no "
+                   "plane %u (planes=%u: planes 0 to %u)", device_plane,
+                   device_plane, planes, planes - 1);
+        return false;
+    }
+    plane_device_default = device_plane;
+    plane_device_filter_active = planes > 1;
+    qemu_add_machine_init_done_notifier(&plane_devices_ready_notifier);
+    return true;
+}
+
+static void plane_device_path_append(gpointer key, gpointer value,
+                                     gpointer opaque)
+{
+    struct { unsigned int plane; strList **tail; } *q = opaque;
+
+    if (GPOINTER_TO_UINT(value) == q->plane && DEVICE(key)->realized) {
+        QAPI_LIST_APPEND(q->tail, object_get_canonical_path(key));
+    }
+}
+
+strList *plane_device_paths(unsigned int plane)
+{
+    strList *head = NULL;
+    struct { unsigned int plane; strList **tail; } q = { plane, &head };
+
+    if (plane && plane_device_owner) {
+        g_hash_table_foreach(plane_device_owner, plane_device_path_append,
+                             &q);
+    }
+    return head;
+}
