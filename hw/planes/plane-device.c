@@ -341,10 +341,15 @@ bool plane_devices_init(MachineState *ms, unsigned int planes,
     return true;
 }
 
+typedef struct PlaneDevicePaths {
+    unsigned int plane;
+    strList **tail;
+} PlaneDevicePaths;
+
 static void plane_device_path_append(gpointer key, gpointer value,
                                      gpointer opaque)
 {
-    struct { unsigned int plane; strList **tail; } *q = opaque;
+    PlaneDevicePaths *q = opaque;
 
     if (GPOINTER_TO_UINT(value) == q->plane && DEVICE(key)->realized) {
         QAPI_LIST_APPEND(q->tail, object_get_canonical_path(key));
@@ -354,7 +359,7 @@ static void plane_device_path_append(gpointer key, gpointer value,
 strList *plane_device_paths(unsigned int plane)
 {
     strList *head = NULL;
-    struct { unsigned int plane; strList **tail; } q = { plane, &head };
+    PlaneDevicePaths q = { plane, &head };
 
     if (plane && plane_device_owner) {
         g_hash_table_foreach(plane_device_owner, plane_device_path_append,
