@@ -16,6 +16,7 @@
 #include "libqtest.h"
 #include "qobject/qdict.h"
 #include "qobject/qlist.h"
+#include "qobject/qstring.h"
 #include "planes-guest-lib.h"
 #include "planes-kvm-host.h"
 #include "planes-qmp-events.h"
@@ -1036,6 +1037,54 @@ static void test_plane1_exits_case(const void *opaque)
     test_plane1_exits();
 }
 
+/*
+ * Plane 1 programs plane 0's chipset as a Linux secure kernel does, with
+ * its own console on COM2: plane 0 gets no interrupt, finds its 8259s,
+ * IOAPIC, PIT, HPET and RTC as it left them, and no COM2; plane 1's
+ * console has plane 1's line and plane 0's has none of it.
+ */
+static void test_chipset_plane0(void)
+{
+    g_autofree char *com2_path = NULL, *com2 = NULL, *extra = NULL;
+    g_autofree char *serial = NULL;
+    g_autoptr(QDict) p0 = NULL, p1 = NULL;
+    QList *devices;
+    GuestRun run;
+    int fd = g_file_open_tmp("planes-com2-XXXXXX", &com2_path, NULL);
+
+    g_assert(fd >= 0);
+    close(fd);
+    extra = g_strdup_printf("-no-reboot -chardev file,id=com2,path=%s "
+                            "-device isa-serial,id=p1con,iobase=0x2f8,irq=3,"
+                            "plane=1,chardev=com2", com2_path);
+    guest_start(&run, "q35,planes=2", "test=chipset halt=1", extra);
+    serial = guest_wait_serial(&run, "DONE");
+    g_assert(strstr(serial, "RESULT chipset rax=0 interrupts=0 changed=0 "
+                    "pit-reprogrammed=0 com2-lsr=0xff com2-scratch=0xff\r\n"));
+    g_assert(!strstr(serial, "own console"));
+    g_assert(g_file_get_contents(com2_path, &com2, NULL, NULL));
+    g_assert_cmpstr(com2, ==, "P1: hello on plane 1's own console\n");
+
+    /*
+     * Plane 1's dropped accesses, each of its writes: 10 to the 8259s,
+     * 12 to the IOAPIC (select and window, 2 for each of 3 RTEs' halves),
+     * 3 to the PIT, 4 to the HPET (its reads go through), 4 to the RTC,
+     * 1 MSI.  Plane 0's: SeaBIOS's probe of COM2 (IER written and read
+     * back), then the guest's (3 accesses).
+     */
+    p1 = query_plane(run.qts, 1);
+    g_assert_cmpint(qdict_get_int(p1, "dropped-device-accesses"), ==, 34);
+    devices = qdict_get_qlist(p1, "devices");
+    g_assert_cmpint(qlist_size(devices), ==, 1);
+    g_assert_cmpstr(qstring_get_str(qobject_to(QString,
+                                               qlist_peek(devices))),
+                    ==, "/machine/peripheral/p1con");
+    p0 = query_plane(run.qts, 0);
+    g_assert_cmpint(qdict_get_int(p0, "dropped-device-accesses"), ==, 5);
+    guest_finish(&run);
+    unlink(com2_path);
+}
+
 int main(int argc, char **argv)
 {
     static const BootCase boot_inside = {
@@ -1129,5 +1178,7 @@ int main(int argc, char **argv)
     qtest_add_func("/planes/tcg/vtl/interrupt-after-return", test_vtl_irq);
     qtest_add_func("/planes/tcg/planes1", test_planes1);
     qtest_add_func("/planes/tcg/round-robin", test_round_robin);
+    qtest_add_func("/planes/tcg/devices/chipset-is-plane-0s",
+                   test_chipset_plane0);
     return g_test_run();
 }

@@ -86,6 +86,7 @@ struct enable_block {
 #define VTL_TEST_MAXPAR     0x7f08      /* test-only: most calls at once */
 #define VTL_TEST_PEEK       0x7f09      /* test-only: 8 bytes at a GPA */
 #define VTL_TEST_CHECK      0x7f0a      /* test-only: is the region intact? */
+#define VTL_TEST_CHIPSET    0x7f0b      /* test-only: program plane 0's chipset */
 
 static inline void outb(u16 port, u8 v)
 {

@@ -118,6 +118,73 @@ static s64 set_mem_attrs(u64 gpa, u64 size, u64 allow)
     return hypercall(HC_SET_MEM_ATTRS, gpa, size, allow, 0);
 }
 
+/* COM2, the console a test may give plane 1 (polled: no interrupt line) */
+#define COM2 0x2f8
+
+static void com2_puts(const char *s)
+{
+    for (; *s; s++) {
+        for (int i = 0; i < 100000 && !(inb(COM2 + 5) & 0x20); i++) {
+        }
+        outb(COM2, *s);
+    }
+}
+
+static void ioapic_write(u32 reg, u32 v)
+{
+    *(volatile u32 *)0xfec00000UL = reg;
+    *(volatile u32 *)0xfec00010UL = v;
+}
+
+/*
+ * What a Linux secure kernel that found plane 0's ACPI tables does to the
+ * chipset while it boots: reprogram the 8259s, route IOAPIC pins 0, 2 and
+ * 8 to vector 0x20 on APIC 0, start the PIT, the HPET and the RTC's
+ * periodic interrupt, and send an MSI to APIC 0.  Plane 0 must see none of
+ * it.  Also says hello on COM2, plane 1's console if the test gave it one.
+ */
+static void p1_program_chipset(void)
+{
+    volatile u8 *hpet = (volatile u8 *)0xfed00000UL;
+    u64 period_fs = *(volatile u32 *)(hpet + 0x004);
+    u64 ticks = period_fs ? 1000000000000UL / period_fs : 1;
+    static const u8 pins[] = { 0, 2, 8 };
+
+    com2_puts("P1: hello on plane 1's own console\n");
+    /* the 8259s as Linux's init_8259A(): ICW1-4, then unmasked */
+    outb(0x20, 0x11);
+    outb(0x21, 0x30);
+    outb(0x21, 0x04);
+    outb(0x21, 0x01);
+    outb(0xa0, 0x11);
+    outb(0xa1, 0x38);
+    outb(0xa1, 0x02);
+    outb(0xa1, 0x01);
+    outb(0x21, 0x00);
+    outb(0xa1, 0x00);
+    /* IOAPIC: edge, fixed, physical, unmasked, to APIC 0 */
+    for (u64 i = 0; i < sizeof(pins); i++) {
+        ioapic_write(0x11 + 2 * pins[i], 0);
+        ioapic_write(0x10 + 2 * pins[i], 0x20);
+    }
+    /* PIT channel 0: rate generator at 1 kHz, as pit_set_periodic() */
+    outb(0x43, 0x34);
+    outb(0x40, 1193 & 0xff);
+    outb(0x40, 1193 >> 8);
+    /* HPET: timer 0 periodic at 1 kHz, legacy replacement routing */
+    *(volatile u64 *)(hpet + 0x100) = (1 << 2) | (1 << 3) | (1 << 6);
+    *(volatile u64 *)(hpet + 0x108) = *(volatile u64 *)(hpet + 0x0f0) + ticks;
+    *(volatile u64 *)(hpet + 0x108) = ticks;
+    *(volatile u64 *)(hpet + 0x010) = 3;
+    /* RTC: 1024 Hz periodic interrupt (status A rate 6, status B PIE) */
+    outb(0x70, 0x0a);
+    outb(0x71, 0x26);
+    outb(0x70, 0x0b);
+    outb(0x71, 0x42);
+    /* an MSI to APIC 0, vector 0x21, through the APIC page's MSI window */
+    *(volatile u32 *)0xfee00000UL = 0x21;
+}
+
 extern char enabled_entry[], stacks[];
 
 /* PLANE_ENABLE_VCPU for @index, entering at the park loop. */
@@ -173,6 +240,9 @@ static s32 p1_serve(struct calling_area *ca)
         /* {u64 gpa}: what plane 1 sees there (its view is identity) */
         a[0] = *(volatile u64 *)a[0];
         ca->resp_size = 8;
+        return 0;
+    case VTL_TEST_CHIPSET:
+        p1_program_chipset();
         return 0;
     case VTL_TEST_CHECK:
         /* 0 if nothing plane 1 guards changed since boot; the digest */
