@@ -15,12 +15,14 @@ MESON_TEST    := cd $(BUILD) && pyvenv/bin/meson test --no-rebuild \
 
 .PHONY: all overlay guests check check-planes check-qemu check-unit \
         check-libvirt check-linux check-style demo demo-linux linux-guests \
-        bench bench-smoke bench-build check-bisect clean
+        bench bench-smoke bench-build check-bisect firmware-links clean
 
-all: overlay guests
+all: overlay guests firmware-links
 	$(NINJA) -C $(BUILD) qemu-system-x86_64
-	@# The +ds source ships no firmware: a binary run from the build tree
-	@# looks for it in qemu-bundle, so point that at Debian's packages.
+
+# The +ds source ships no firmware: a binary run from the build tree looks
+# for it in qemu-bundle, so point that at Debian's packages.
+firmware-links:
 	@mkdir -p $(BUILD)/qemu-bundle/usr/share $(BUILD)/qemu-bundle/usr/lib/ipxe
 	@ln -sfn /usr/share/seabios $(BUILD)/qemu-bundle/usr/share/seabios
 	@ln -sfn /usr/share/qemu $(BUILD)/qemu-bundle/usr/share/qemu

@@ -23,10 +23,9 @@
  *    APIC stays its own (the APIC page's register window); the MSI window
  *    behind it, which would interrupt plane 0's vCPUs, is chipset.
  *
- * A device of a higher plane has no interrupt line into its plane yet:
- * only isa-serial may be given to a plane >= 1, and its IRQ line is
- * disconnected (the plane polls it, as Linux's earlycon does), so that it
- * cannot raise an interrupt in plane 0.
+ * Only isa-serial may be given to a plane >= 1 yet.  Its IRQ line leaves
+ * plane 0's interrupt controllers for its own plane's boot vCPU state
+ * (x86 TCG: that state's LINT0), so that it never interrupts plane 0.
  */
 
 #include "qemu/osdep.h"
@@ -35,10 +34,12 @@
 #include "qemu/error-report.h"
 #include "qemu/log.h"
 #include "hw/boards.h"
+#include "hw/irq.h"
 #include "hw/qdev-core.h"
 #include "hw/char/serial.h"
 #include "system/system.h"
 #include "hw/planes/plane.h"
+#include "hw/planes/plane-accel.h"
 #include "hw/planes/plane-device.h"
 #include "hw/planes/plane-machine.h"
 #include "trace.h"
@@ -282,20 +283,42 @@ static int plane_device_apply_default(Object *child, void *opaque)
 }
 
 /*
- * A higher plane's device must not interrupt plane 0: its IRQ line into
- * plane 0's interrupt controllers goes.
+ * A device of plane k >= 1 interrupts plane k alone: its line goes to the
+ * plane's state on the index ACTIVATE booted it on, through the backend
+ * (see PlaneAccelClass::device_irq).  Called under the BQL.
  */
-static void plane_device_disconnect_irq(gpointer key, gpointer value,
-                                        gpointer opaque)
+static void plane_device_irq(void *opaque, int n, int level)
 {
+    Plane *plane = opaque;
+    PlaneSet *set = plane->set;
+    CPUState *cpu = plane_cpu(plane, set->activate_index);
+
+    trace_plane_device_irq(plane->id, set->activate_index, level);
+    if (cpu) {
+        set->accel->device_irq(cpu, level);
+    }
+}
+
+/*
+ * A higher plane's device must not interrupt plane 0: its IRQ line into
+ * plane 0's interrupt controllers goes, to its own plane where the
+ * backend can deliver there, else nowhere (the plane polls the device,
+ * as Linux's earlycon does).
+ */
+static void plane_device_rewire_irq(gpointer key, gpointer value,
+                                    gpointer opaque)
+{
+    PlaneSet *set = plane_set_get();
+    unsigned int plane = GPOINTER_TO_UINT(value);
     Object *serial;
 
-    if (!GPOINTER_TO_UINT(value) || !object_dynamic_cast(key, "isa-serial")) {
+    if (!plane || !object_dynamic_cast(key, "isa-serial")) {
         return;
     }
     serial = object_resolve_path_component(key, "serial");
     if (serial && object_dynamic_cast(serial, TYPE_SERIAL)) {
-        SERIAL(serial)->irq = NULL;
+        SERIAL(serial)->irq = set->accel->device_irq ?
+            qemu_allocate_irq(plane_device_irq, set->planes[plane], 0) : NULL;
     }
 }
 
@@ -317,7 +340,7 @@ static void plane_devices_machine_ready(Notifier *notifier, void *data)
         }
     }
     if (plane_device_owner) {
-        g_hash_table_foreach(plane_device_owner, plane_device_disconnect_irq,
+        g_hash_table_foreach(plane_device_owner, plane_device_rewire_irq,
                              NULL);
     }
 }

@@ -37,7 +37,7 @@ qmp_session() {
     printf '%s\n' '{"execute":"qmp_capabilities"}' \
         '{"execute":"query-status"}' '{"execute":"quit"}' |
         timeout 60 "$obj/qemu-system-x86_64" -nodefaults -display none \
-            -accel tcg -S -qmp stdio "$@" 2>&1
+            -accel tcg -S -qmp stdio "$@" 2>&1 || true
 }
 
 first=true
@@ -55,6 +55,7 @@ for i in "${!commits[@]}"; do
         mkdir -p "$obj"
         (cd "$obj" && "$src/configure" "${planes_qemu_options[@]}") \
             >"$log/configure.log" 2>&1 || { step "configure FAILED"; exit 1; }
+        make -C "$repo" --no-print-directory BUILD="$obj" firmware-links
         first=false
     fi
     if ! ninja -C "$obj" qemu-system-x86_64 >"$log/build-$n.log" 2>&1; then

@@ -13,6 +13,7 @@
  */
 
 #include "qemu/osdep.h"
+#include <sys/un.h>
 #include "libqtest.h"
 #include "qobject/qdict.h"
 #include "qobject/qlist.h"
@@ -1085,6 +1086,52 @@ static void test_chipset_plane0(void)
     unlink(com2_path);
 }
 
+/* Connects to the UNIX socket QEMU listens on at @path and sends @byte. */
+static void send_to_chardev(const char *path, char byte)
+{
+    struct sockaddr_un addr = { .sun_family = AF_UNIX };
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+    g_assert(fd >= 0);
+    g_assert(strlen(path) < sizeof(addr.sun_path));
+    strcpy(addr.sun_path, path);
+    g_assert_cmpint(connect(fd, (struct sockaddr *)&addr, sizeof(addr)), ==,
+                    0);
+    /* QEMU reads the byte before the end of the connection */
+    g_assert_cmpint(write(fd, &byte, 1), ==, 1);
+    close(fd);
+}
+
+/*
+ * A device of plane 1 interrupts plane 1: COM2, given to plane 1 and wired
+ * to LINT0 of its boot state, receives a byte while plane 0 runs on that
+ * index.  Plane 1 finds the interrupt pending when the next VTL call
+ * switches it in, takes it and reads the byte; plane 0, with every vector
+ * counted, gets none.
+ */
+static void test_device_irq(void)
+{
+    g_autofree char *dir = g_dir_make_tmp("planes-com2-XXXXXX", NULL);
+    g_autofree char *sock = g_build_filename(dir, "com2.sock", NULL);
+    g_autofree char *extra = NULL, *serial = NULL;
+    GuestRun run;
+
+    g_assert(dir);
+    extra = g_strdup_printf("-no-reboot -chardev socket,id=com2,path=%s,"
+                            "server=on,wait=off -device isa-serial,"
+                            "iobase=0x2f8,irq=3,plane=1,chardev=com2", sock);
+    guest_start(&run, "q35,planes=2", "test=device-irq halt=1", extra);
+    g_free(guest_wait_serial(&run, "P0: waiting for input on plane 1's "
+                             "COM2"));
+    send_to_chardev(sock, 'x');
+    serial = guest_wait_serial(&run, "DONE");
+    g_assert(strstr(serial, "RESULT device-irq rax=0 taken=1 "
+                    "pending-at-entry=1 data=0x78 plane0-interrupts=0\r\n"));
+    guest_finish(&run);
+    unlink(sock);
+    rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
     static const BootCase boot_inside = {
@@ -1180,5 +1227,7 @@ int main(int argc, char **argv)
     qtest_add_func("/planes/tcg/round-robin", test_round_robin);
     qtest_add_func("/planes/tcg/devices/chipset-is-plane-0s",
                    test_chipset_plane0);
+    qtest_add_func("/planes/tcg/devices/irq-to-owning-plane",
+                   test_device_irq);
     return g_test_run();
 }

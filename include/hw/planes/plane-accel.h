@@ -133,6 +133,15 @@ struct PlaneAccelClass {
      */
     void (*mem_attrs_changed)(CPUState *caller, unsigned int plane,
                               hwaddr start, uint64_t size);
+
+    /*
+     * device_irq: a device of @cpu's plane (>= 1) set its interrupt line
+     * to @level: raise or lower it at @cpu's input for devices (x86 TCG:
+     * LINT0 of its local APIC, as the plane programmed it).  @cpu is the
+     * plane's state on the index it booted on.  Optional: without it a
+     * plane's devices have no interrupt line.
+     */
+    void (*device_irq)(CPUState *cpu, int level);
 };
 
 /**

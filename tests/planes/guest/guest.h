@@ -87,6 +87,8 @@ struct enable_block {
 #define VTL_TEST_PEEK       0x7f09      /* test-only: 8 bytes at a GPA */
 #define VTL_TEST_CHECK      0x7f0a      /* test-only: is the region intact? */
 #define VTL_TEST_CHIPSET    0x7f0b      /* test-only: program plane 0's chipset */
+#define VTL_TEST_IRQ_SETUP  0x7f0c      /* test-only: COM2 interrupts plane 1 */
+#define VTL_TEST_IRQ_TAKE   0x7f0d      /* test-only: take what is pending */
 
 static inline void outb(u16 port, u8 v)
 {

@@ -60,6 +60,16 @@ resumed:
 enabled_entry:
         jmp     park_loop_start
 
+        /* A device interrupt (VTL_TEST_IRQ_*): count it, EOI */
+        .globl  p1_irq
+p1_irq:
+        push    %rax
+        lock incq p1_irq_count(%rip)
+        mov     $0xfee000b0, %eax
+        movl    $0, (%rax)
+        pop     %rax
+        iretq
+
         .section .bss
         .p2align 4
         .globl  stacks

@@ -118,7 +118,7 @@ static s64 set_mem_attrs(u64 gpa, u64 size, u64 allow)
     return hypercall(HC_SET_MEM_ATTRS, gpa, size, allow, 0);
 }
 
-/* COM2, the console a test may give plane 1 (polled: no interrupt line) */
+/* COM2, the console a test may give plane 1 */
 #define COM2 0x2f8
 
 static void com2_puts(const char *s)
@@ -185,6 +185,69 @@ static void p1_program_chipset(void)
     *(volatile u32 *)0xfee00000UL = 0x21;
 }
 
+/*
+ * Plane 1's own device interrupt: COM2's receive interrupt, wired to LINT0
+ * of plane 1's boot state, at vector 0x50.  Plane 1 runs with interrupts
+ * off except for a moment in VTL_TEST_IRQ_TAKE, so what COM2 raises while
+ * plane 0 runs must wait in plane 1's APIC until then.
+ */
+#define P1_LAPIC 0xfee00000UL
+#define P1_IRQ_VECTOR 0x50
+
+extern char p1_irq[];
+volatile u64 p1_irq_count;
+static u64 p1_idt[2 * 256] __attribute__((aligned(16)));
+
+static void p1_lapic_write(u32 reg, u32 v)
+{
+    *(volatile u32 *)(P1_LAPIC + reg) = v;
+}
+
+static u32 p1_lapic_read(u32 reg)
+{
+    return *(volatile u32 *)(P1_LAPIC + reg);
+}
+
+static void p1_irq_setup(void)
+{
+    u64 a = (u64)p1_irq;
+    struct { u16 limit; u64 base; } __attribute__((packed)) idtr = {
+        sizeof(p1_idt) - 1, (u64)p1_idt,
+    };
+
+    p1_idt[P1_IRQ_VECTOR * 2] = (a & 0xffff) | (0x08UL << 16) |
+                                (0x8eUL << 40) | ((a >> 16 & 0xffff) << 48);
+    p1_idt[P1_IRQ_VECTOR * 2 + 1] = a >> 32;
+    __asm__ volatile("lidt %0" : : "m"(idtr));
+    p1_lapic_write(0xf0, 0x1ff);                /* enable, spurious 0xff */
+    p1_lapic_write(0x350, P1_IRQ_VECTOR);       /* LINT0: fixed, edge */
+    outb(COM2 + 3, 0x03);                       /* 8n1 */
+    outb(COM2 + 4, 0x08);                       /* OUT2 */
+    while (inb(COM2 + 5) & 0x01) {
+        inb(COM2);                              /* nothing stale */
+    }
+    outb(COM2 + 1, 0x01);                       /* IER: data received */
+}
+
+/* {count, pending at entry, byte received or ~0}: one interrupt window */
+static void p1_irq_take(u64 *a)
+{
+    u32 irr = p1_lapic_read(0x200 + (P1_IRQ_VECTOR / 32) * 0x10);
+    u64 before = p1_irq_count;
+
+    a[1] = irr >> (P1_IRQ_VECTOR % 32) & 1;
+    __asm__ volatile("sti");
+    for (int i = 0; i < 64; i++) {
+        __asm__ volatile("pause");
+    }
+    __asm__ volatile("cli");
+    a[2] = ~0UL;
+    if (p1_irq_count != before && (inb(COM2 + 5) & 0x01)) {
+        a[2] = inb(COM2);
+    }
+    a[0] = p1_irq_count;
+}
+
 extern char enabled_entry[], stacks[];
 
 /* PLANE_ENABLE_VCPU for @index, entering at the park loop. */
@@ -240,6 +303,13 @@ static s32 p1_serve(struct calling_area *ca)
         /* {u64 gpa}: what plane 1 sees there (its view is identity) */
         a[0] = *(volatile u64 *)a[0];
         ca->resp_size = 8;
+        return 0;
+    case VTL_TEST_IRQ_SETUP:
+        p1_irq_setup();
+        return 0;
+    case VTL_TEST_IRQ_TAKE:
+        p1_irq_take(a);
+        ca->resp_size = 24;
         return 0;
     case VTL_TEST_CHIPSET:
         p1_program_chipset();

@@ -13,6 +13,8 @@
 #include "exec/cputlb.h"
 #include "exec/page-protection.h"
 #include "tcg/helper-tcg.h"
+#include "hw/i386/apic.h"
+#include "hw/i386/apic_internal.h"
 #include "hw/planes/plane.h"
 #include "hw/planes/plane-memory.h"
 #include "hw/planes/planes-abi.h"
@@ -265,6 +267,29 @@ static void plane_tcg_mem_attrs_changed(CPUState *caller, unsigned int plane,
     tlb_flush_all_cpus_synced(caller);
 }
 
+/*
+ * A device of a plane >= 1 is wired to LINT0 of the plane's boot vCPU
+ * state, as an APIC-only PC wires its interrupt source to its BSP: the
+ * plane picks the vector (fixed delivery, edge or level) or masks it.
+ * There is no 8259 of the plane's own behind it, so an ExtINT (or any
+ * other) delivery mode leaves the line unconnected.  The APIC holds the
+ * interrupt in its IRR while another plane runs on the index, and the
+ * state takes it once switched in with interrupts enabled.
+ */
+static void plane_tcg_device_irq(CPUState *cs, int level)
+{
+    DeviceState *apic = X86_CPU(cs)->apic_state;
+    uint32_t lint0;
+
+    if (!apic) {
+        return;
+    }
+    lint0 = APIC_COMMON(apic)->lvt[APIC_LVT_LINT0];
+    if (((lint0 >> 8) & 7) == APIC_DM_FIXED) {
+        apic_deliver_pic_intr(apic, level);
+    }
+}
+
 static bool plane_tcg_init_host(MachineState *ms, unsigned int planes,
                                 Error **errp)
 {
@@ -280,6 +305,7 @@ static void plane_accel_tcg_class_init(ObjectClass *oc, void *data)
     pac->thread_tag = "TCG";
     pac->init_host = plane_tcg_init_host;
     pac->mem_attrs_changed = plane_tcg_mem_attrs_changed;
+    pac->device_irq = plane_tcg_device_irq;
 }
 
 static const TypeInfo plane_accel_tcg_type_info = {
