@@ -183,6 +183,16 @@ bool plane_device_access(MemoryRegion *mr, hwaddr addr, unsigned int size,
     return false;
 }
 
+unsigned int plane_device_plane(DeviceState *dev)
+{
+    gpointer plane = NULL;
+
+    if (plane_devices_owned) {
+        g_hash_table_lookup_extended(plane_device_owner, dev, NULL, &plane);
+    }
+    return GPOINTER_TO_UINT(plane);
+}
+
 static void plane_device_get(Object *obj, Visitor *v, const char *name,
                              void *opaque, Error **errp)
 {

@@ -47,6 +47,13 @@ void plane_device_class_add_property(void);
 bool plane_devices_init(MachineState *ms, unsigned int planes,
                         unsigned int device_plane, Error **errp);
 
+/*
+ * plane_device_plane: the plane @dev belongs to.  A device of a plane >= 1
+ * is left out of the firmware's description of the machine (ACPI), which
+ * is plane 0's.
+ */
+unsigned int plane_device_plane(DeviceState *dev);
+
 /* The devices that plane @plane owns, by QOM path (none for plane 0). */
 strList *plane_device_paths(unsigned int plane);
 

@@ -13,6 +13,10 @@ A  plane 1 in memmap-reserved RAM, default plane-violation=stop, 2 vCPUs:
    plane 1 alone and later calls return -EOPNOTSUPP.
 B  plane 1 in fresh RAM at 4 GiB, plane-violation=fault: boots, seals, and
    a write into the sealed text is an oops on plane 0's console.
+After each, the same plane 0 with planes=1: the same clocksource and the
+same TSC verdict as with planes=2, and no stray interrupt in either.
+Plane 1's console (COM2) is an isa-serial of plane 1 in A and B: plane 0's
+ACPI describes COM1 only.
 """
 
 import os
@@ -25,6 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import linuxvm  # noqa: E402
 
 BOOT_S = 150        # a Debian kernel booting under TCG, and plane 1
+FACT_KEYS = {'clocksource', 'tsc-unstable', 'no-irq-handler', 'acpi-uarts'}
 n = 0
 failed = 0
 
@@ -84,6 +89,52 @@ def boot(vm, name, count=1):
     return acts[-1] if acts else None
 
 
+def read_facts(vm):
+    """Plane 0's view of the machine (/init's 'facts'): its clocksource,
+    TSC, stray interrupts and the UARTs ACPI described, as a dict (empty
+    if the line is not there); the kernel's lines about an unstable TSC
+    under 'why'."""
+    r = vm.command('facts', 60) or ''
+    f = dict(kv.split('=', 1) for kv in r.split()[1:] if '=' in kv)
+    if not FACT_KEYS <= f.keys():
+        note(f'facts line unreadable: {r!r}')
+        f = {}
+    end = vm.wait(r'^vm-planes: facts end$', 20)
+    text = vm.out0()[vm.mark:end.start() if end else None]
+    f['line'] = r
+    f['why'] = ' | '.join(re.findall(r'^vm-planes: tsc: (.*)$', text, re.M))
+    return f
+
+
+def facts(vm, name, planes=2):
+    """read_facts(), checked: no stray interrupt, COM1 alone in ACPI.  Its
+    TSC is compared with a planes=1 run of the same guest (vm_planes1)."""
+    f = read_facts(vm)
+    r = f['line']
+    ok(f'{name}: plane 0 got no interrupt it had no handler for '
+       f'({f.get("no-irq-handler")} "No irq handler" lines)',
+       f.get('no-irq-handler') == '0', r)
+    ok(f'{name}: ACPI describes COM1 only to plane 0 ({f.get("acpi-uarts")} '
+       f'PNP0501), {"COM2 being plane 1" if planes > 1 else "no COM2"}',
+       f.get('acpi-uarts') == '1', r)
+    note(f"{name}: clocksource {f.get('clocksource')}, "
+         f"{f.get('tsc-unstable')} 'TSC unstable' lines "
+         f"({f['why'] or 'none'})")
+    return f
+
+
+def same_clocks(name, f1, f2):
+    """Plane 0's TSC and clocksource with planes=1 (f1) and planes=2 (f2)."""
+    ok(f"{name}: plane 0's TSC with planes=2 as with planes=1 (clocksource "
+       f"{f2.get('clocksource')}, {f2.get('tsc-unstable')} 'TSC unstable' "
+       f"lines; planes=1: {f1.get('clocksource')}, "
+       f"{f1.get('tsc-unstable')})",
+       FACT_KEYS <= f1.keys() and FACT_KEYS <= f2.keys() and
+       f1['clocksource'] == f2['clocksource'] and
+       f1['tsc-unstable'] == f2['tsc-unstable'],
+       f"planes=1: {f1.get('why')}", f"planes=2: {f2.get('why')}")
+
+
 def poked(vm):
     """(gpa, old byte, byte now in memory) of the last poke, or None."""
     m = None
@@ -110,6 +161,12 @@ def vm_a(tmp, art):
         ok('memmap: query-planes: region 0x40000000 + 0x3c000000',
            planes[1]['region-base'] == 0x40000000 and
            planes[1]['region-size'] == 0x3c000000, planes[1])
+        ok(f"memmap: query-planes: plane 1 owns its console "
+           f"{planes[1].get('devices')}, plane 0's chipset refused "
+           f"{planes[1].get('dropped-device-accesses')} of its accesses",
+           planes[1].get('devices') == ['/machine/peripheral/plane1-console'],
+           planes[1])
+        vm.facts = facts(vm, 'memmap, booted')
 
         expect(vm, 'memmap', 'init', r'init rax=0 status=0')
         expect(vm, 'memmap', 'echo hello-planes',
@@ -151,6 +208,10 @@ def vm_a(tmp, art):
         text = r and re.search(r'text=(0x[0-9a-f]+)', r)
         expect(vm, 'memmap: calls go on after the seal', 'echo sealed',
                r'echo rax=0 status=0 resp_size=6 resp=delaes')
+
+        f = read_facts(vm)
+        note(f"memmap after the call loops and stop/cont: {f['line']} "
+             f"({f['why'] or 'no TSC line'})")
 
         # a write into the sealed text, under plane-violation=stop
         vm.events = []
@@ -215,6 +276,7 @@ def vm_b(tmp, art):
            entry == '0x101000000')
         expect(vm, 'highmem', 'init', r'init rax=0 status=0')
         expect(vm, 'highmem', 'seal', r'seal rax=0 status=0 .*')
+        vm.facts = facts(vm, 'highmem (1 vCPU, planes=2)')
         vm.send('poke-text')
         m = vm.wait(r'BUG: unable to handle page fault|Oops', 20)
         viol = vm.q('query-planes')[0]['memory-violations']
@@ -225,6 +287,26 @@ def vm_b(tmp, art):
         ok('highmem: plane-violation=fault: the write into sealed text is an '
            'oops on COM1', m is not None, vm.out0()[-1500:],
            f'plane-0 memory violations: {viol}')
+    finally:
+        vm.kill()
+    return vm
+
+
+def vm_planes1(tmp, art, planes2, smp, mem):
+    """The same plane 0 as @planes2 (VM A or B: @smp vCPUs, @mem), booted
+    with planes=1: what plane 0 makes of its clocks must not depend on
+    plane 1."""
+    vm = linuxvm.LinuxPlanesVM(tmp, art, f'planes1-smp{smp}', case='highmem',
+                               smp=smp, mem=mem, planes=1)
+    note('$ ' + vm.cmdline())
+    vm.start()
+    try:
+        m = vm.wait(r'^vm-planes: ready$', BOOT_S, start=0)
+        ok(f'planes=1, {smp} vCPU(s): Debian plane 0 booted (vm-planes.ko '
+           f'finds no planes)', m is not None, vm.out0()[-1500:])
+        f = facts(vm, f'planes=1, {smp} vCPU(s)', planes=1)
+        same_clocks(f'{smp} vCPU(s)', f,
+                    getattr(planes2, 'facts', None) or {})
     finally:
         vm.kill()
     return vm
@@ -241,11 +323,17 @@ def main():
     keep = os.environ.get('PLANES_LINUX_KEEP')
     with tempfile.TemporaryDirectory(prefix='planes-linux-') as tmp:
         base = keep or tmp
-        for f in (vm_a, vm_b):
+        for f, smp, mem in ((vm_a, 2, '2G'), (vm_b, 1, '1G')):
+            vm = None
             try:
-                f(base, art)
+                vm = f(base, art)
             except Exception as e:      # noqa: BLE001
                 ok(f'{f.__name__} ran to its end', False, repr(e))
+            try:
+                vm_planes1(base, art, vm, smp, mem)
+            except Exception as e:      # noqa: BLE001
+                ok(f'vm_planes1 ({smp} vCPUs) ran to its end', False,
+                   repr(e))
     note(f'check-linux took {time.monotonic() - t0:.0f} s')
     print(f'1..{n}')
     return 1 if failed else 0

@@ -5,7 +5,8 @@ Plane 0 is Debian's kernel with the initramfs of scripts/planes/linux-build.sh
 (vm-planes.ko configures, loads and activates plane 1, whose Linux 6.12
 secure kernel parks and serves VTL calls).  COM1 (plane 0's console) is a
 socket with a log file: the test sends commands to the initramfs' /init
-and reads the results from the log.  COM2 (plane 1's console) is a file.
+and reads the results from the log.  COM2 (plane 1's console) is a file,
+behind an isa-serial that belongs to plane 1 (plane 0 cannot reach it).
 QMP goes through QEMU's own python/qemu/qmp from the assembled tree.
 """
 
@@ -42,7 +43,7 @@ def build_artifacts():
 
 class LinuxPlanesVM:
     def __init__(self, tmp, art, name, case='memmap', machine_opts='',
-                 smp=2, mem='2G'):
+                 smp=2, mem='2G', planes=2):
         self.dir = os.path.join(tmp, name)
         os.makedirs(self.dir, exist_ok=True)
         self.com1 = os.path.join(self.dir, 'COM1')
@@ -53,14 +54,19 @@ class LinuxPlanesVM:
         with open(os.path.join(art, 'plane0-kernel')) as f:
             kernel = f.read().strip()
         append = f'console=ttyS0 quiet {CASES[case]} vm_planes.case={case}'
-        machine = 'q35,planes=2' + (',' + machine_opts if machine_opts else '')
+        machine = f'q35,planes={planes}' + (',' + machine_opts
+                                             if machine_opts else '')
+        # COM2 is plane 1's own device: plane 0 finds no port at 0x2f8
+        com2 = ['-chardev', f'file,id=com2,path={self.com2}',
+                '-device', 'isa-serial,id=plane1-console,iobase=0x2f8,irq=3,'
+                           'plane=1,chardev=com2'] if planes > 1 else []
         self.args = [
             QEMU, '-accel', 'tcg', '-machine', machine, '-smp', str(smp),
             '-m', mem, '-nodefaults', '-display', 'none',
             '-L', '/usr/share/seabios', '-L', '/usr/share/qemu',
             '-chardev', f'socket,id=com1,path={self.com1_sock},server=on,'
                         f'wait=off,logfile={self.com1}',
-            '-serial', 'chardev:com1', '-serial', f'file:{self.com2}',
+            '-serial', 'chardev:com1', *com2,
             '-kernel', kernel, '-initrd', os.path.join(art, 'initramfs.cpio'),
             '-append', append,
             '-qmp', f'unix:{self.qmp_sock},server=on,wait=off']
