@@ -8,7 +8,10 @@
  */
 
 #include "qemu/osdep.h"
+#include "qemu/error-report.h"
 #include "qemu/main-loop.h"
+#include "qapi/error.h"
+#include "system/runstate.h"
 #include "exec/address-spaces.h"
 #include "hw/core/cpu.h"
 #include "hw/planes/plane.h"
@@ -289,8 +292,8 @@ static int64_t plane_activate_check(const PlaneCaller *c, const PlaneLayout *l,
     return 0;
 }
 
-/* Sealed: the planes are active, plane 1 boots on the caller's index. */
-static void plane_activate_commit(const PlaneCaller *c,
+/* Sealed: the planes are active and boot on the caller's index. */
+static void plane_activate_record(const PlaneCaller *c,
                                   const PlaneConfigEntry *entries,
                                   const PlaneBootInfo *boot,
                                   unsigned int count)
@@ -306,14 +309,52 @@ static void plane_activate_commit(const PlaneCaller *c,
         plane->boot_cmdline = g_strdup(entries[i].cmdline);
         plane_set_state(plane, PLANE_STATE_ACTIVE);
     }
-    set->activating = true;
     set->activate_index = c->index;
+}
+
+/* Plane 1 boots now, on the caller's index, and runs until it parks. */
+static void plane_activate_commit(const PlaneCaller *c,
+                                  const PlaneConfigEntry *entries,
+                                  const PlaneBootInfo *boot,
+                                  unsigned int count)
+{
+    PlaneSet *set = c->set;
+
+    plane_activate_record(c, entries, boot, count);
+    set->activating = true;
     set->pending[c->index] = (PlanePending) {
         .kind = PLANE_PENDING_ACTIVATE, .caller = 0, .callee = 1,
     };
     plane_boot_after_seal(set);
     plane_switch(set, c->index, 1);
     plane_set_state(set->planes[1], PLANE_STATE_RUNNING);
+}
+
+/*
+ * The host switches planes: it enters plane 1 on the caller's index at the
+ * first VTL call from there (lazily, as the seed's VMM boots it), so
+ * ACTIVATE only hands the boot state to the host and returns at once.
+ * Plane 1 stays 'active' as far as QEMU can tell.
+ */
+static int64_t plane_activate_in_host(const PlaneCaller *c,
+                                      const PlaneConfigEntry *entries,
+                                      const PlaneBootInfo *boot,
+                                      unsigned int count)
+{
+    PlaneSet *set = c->set;
+    Error *err = NULL;
+
+    plane_activate_record(c, entries, boot, count);
+    set->planes[1]->home = c->index;
+    if (!set->accel->host_activate(1, c->index, &boot[1], &err)) {
+        /* The host may hold a half-made state: nothing may run it. */
+        error_reportf_err(err, "planes: ACTIVATE on vCPU %u: VM stopped: ",
+                          c->index);
+        qemu_system_vmstop_request_prepare();
+        qemu_system_vmstop_request(RUN_STATE_INTERNAL_ERROR);
+        return -PLANES_KVM_EINVAL;
+    }
+    return 0;
 }
 
 int64_t plane_hc_activate(const PlaneCaller *c, PlaneHcOutcome *out)
@@ -353,6 +394,9 @@ int64_t plane_hc_activate(const PlaneCaller *c, PlaneHcOutcome *out)
           plane_seal_regions(c, count);
     if (err) {
         return err;
+    }
+    if (set->accel->host_switches_planes) {
+        return plane_activate_in_host(c, entries, boot, count);
     }
     plane_activate_commit(c, entries, boot, count);
     *out = PLANE_HC_SWITCHED;

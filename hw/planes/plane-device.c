@@ -206,6 +206,26 @@ static void plane_device_get(Object *obj, Visitor *v, const char *name,
     visit_type_uint8(v, name, &value, errp);
 }
 
+/*
+ * Where the host switches planes, every exit comes on plane 0's vCPU with
+ * nothing to say which plane made the access, so QEMU cannot keep a
+ * device to a plane >= 1.
+ */
+static bool plane_device_host_can_own(const char *why, unsigned int plane,
+                                      Error **errp)
+{
+    const PlaneAccelClass *pac = plane_accel_class_get();
+
+    if (pac && pac->host_switches_planes) {
+        error_setg(errp, "%s%u: the host kernel switches planes under this "
+                   "accelerator and does not say which plane an I/O exit "
+                   "comes from, so devices stay plane 0's; use -accel tcg "
+                   "for devices of plane %u", why, plane, plane);
+        return false;
+    }
+    return true;
+}
+
 /* Checks and records that @obj belongs to @plane */
 static bool plane_device_set_owner(Object *obj, unsigned int plane,
                                    const char *why, Error **errp)
@@ -218,6 +238,9 @@ static bool plane_device_set_owner(Object *obj, unsigned int plane,
         error_setg(errp, "%s%u: the machine has no plane %u (-machine "
                    "planes=%u: planes 0 to %u)", why, plane, plane, planes,
                    planes - 1);
+        return false;
+    }
+    if (plane && !plane_device_host_can_own(why, plane, errp)) {
         return false;
     }
     if (plane && !plane_device_can_belong(obj)) {
@@ -366,6 +389,11 @@ bool plane_devices_init(MachineState *ms, unsigned int planes,
         error_setg(errp, "-machine device-plane=%u: the machine has no "
                    "plane %u (planes=%u: planes 0 to %u)", device_plane,
                    device_plane, planes, planes - 1);
+        return false;
+    }
+    if (device_plane &&
+        !plane_device_host_can_own("-machine device-plane=", device_plane,
+                                   errp)) {
         return false;
     }
     plane_device_default = device_plane;

@@ -19,14 +19,16 @@
 static PlaneVcpuInfo *plane_vcpu_info(Plane *plane, unsigned int cpu_index)
 {
     PlaneVcpuInfo *info = g_new0(PlaneVcpuInfo, 1);
-    CPUState *cpu;
     Object *vcpu;
 
     info->cpu_index = cpu_index;
     info->current = plane_is_current(plane, cpu_index);
-    cpu = plane_cpu(plane, cpu_index);
     vcpu = plane_vcpu_object(plane, cpu_index);
-    info->thread_id = cpu ? cpu->thread_id : 0;
+    if (!plane->id) {
+        info->thread_id = qemu_get_cpu(cpu_index)->thread_id;
+    } else if (vcpu) {
+        info->thread_id = plane_vcpu_thread_id(PLANE_VCPU(vcpu));
+    }
     info->qom_path = vcpu ? object_get_canonical_path(vcpu) : g_strdup("");
     return info;
 }
@@ -42,6 +44,8 @@ static PlaneInfo *plane_info(Plane *plane)
     info->region_base = plane->region_base;
     info->region_size = plane->region_size;
     info->entry_point = plane->entry_point;
+    info->switched_by = plane->set->accel->host_switches_planes ?
+                        PLANE_SWITCHER_HOST_KERNEL : PLANE_SWITCHER_QEMU;
     info->memory_violations = qatomic_read(&plane->memory_violations);
     plane_mem_attrs_usage(plane, &info->memory_attr_ranges,
                           &info->memory_attr_bytes);
@@ -93,5 +97,10 @@ void hmp_info_planes(Monitor *mon, const QDict *qdict)
                            v->value->current ? "*" : "");
         }
         monitor_printf(mon, "\n");
+    }
+    if (planes->value->switched_by == PLANE_SWITCHER_HOST_KERNEL) {
+        monitor_printf(mon, "The host kernel switches planes: QEMU sees "
+                       "CONFIG and ACTIVATE only; states and current "
+                       "planes after ACTIVATE are the kernel's\n");
     }
 }

@@ -50,6 +50,9 @@ bool plane_create_vcpus(Plane *plane, Error **errp)
         object_property_add_child(OBJECT(plane), vname, OBJECT(pv));
         object_unref(OBJECT(pv));
         plane->vcpus[i] = pv;
+        if (set->accel->host_switches_planes) {
+            continue;           /* the host's state, run by index i's thread */
+        }
         pv->cpu = set->accel->vcpu_create(OBJECT(pv), qemu_get_cpu(i),
                                           plane->id, errp);
         if (!pv->cpu) {
@@ -69,12 +72,19 @@ static void plane_vcpu_get_cpu_index(Object *obj, Visitor *v,
     visit_type_uint32(v, name, &value, errp);
 }
 
+int64_t plane_vcpu_thread_id(PlaneVCPU *pv)
+{
+    /* Where the host switches planes, the index's own thread runs it. */
+    CPUState *cpu = pv->cpu ?: qemu_get_cpu(pv->cpu_index);
+
+    return cpu ? cpu->thread_id : 0;
+}
+
 static void plane_vcpu_get_thread_id(Object *obj, Visitor *v,
                                      const char *name, void *opaque,
                                      Error **errp)
 {
-    CPUState *cpu = PLANE_VCPU(obj)->cpu;
-    int64_t value = cpu ? cpu->thread_id : 0;
+    int64_t value = plane_vcpu_thread_id(PLANE_VCPU(obj));
 
     visit_type_int64(v, name, &value, errp);
 }

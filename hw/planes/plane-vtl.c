@@ -105,6 +105,13 @@ int64_t plane_hc_vtl_call(const PlaneCaller *c, PlaneHcOutcome *out)
         return plane_hc_refuse(c, PLANES_KVM_EPERM, "only plane 0 makes VTL "
                                "calls");
     }
+    if (set->accel->host_switches_planes &&
+        target->state == PLANE_STATE_ACTIVE) {
+        /* The host serves the calls of the one index plane 1 has a state on */
+        return plane_hc_refuse(c, PLANES_KVM_EOPNOTSUPP, "the host runs "
+                               "plane 1 only on vCPU %u, where ACTIVATE was "
+                               "called", target->home);
+    }
     switch (target->state) {
     case PLANE_STATE_RUNNING:
     case PLANE_STATE_PARKED:

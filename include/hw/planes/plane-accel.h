@@ -61,6 +61,16 @@ struct PlaneAccelClass {
     const char *thread_tag;
 
     /*
+     * The host switches planes itself (KVM on the VBS-on-KVM series'
+     * kernel, which switches inside plane 0's KVM_RUN): plane >= 1 vCPU
+     * states are the host's, with no CPUState and no thread in QEMU, and
+     * only CONFIG, ACTIVATE and a VTL call the host cannot serve reach the
+     * core.  vcpu_create, boot_vcpu and the switching hooks are unused;
+     * host_activate starts the planes instead.
+     */
+    bool host_switches_planes;
+
+    /*
      * init_host: check that this host and accelerator can run @planes
      * planes on @ms and create what the host needs for them (KVM: the
      * kernel's planes); called once, before any vCPU is created.
@@ -97,6 +107,14 @@ struct PlaneAccelClass {
      * one prepare_boot accepted.
      */
     void (*boot_vcpu)(CPUState *cpu, const PlaneBootInfo *info);
+
+    /*
+     * host_activate: (host_switches_planes) give plane @plane_id a vCPU
+     * state on vCPU index @cpu_index that enters @info's boot state (built
+     * in guest memory by then) when the host first switches to it.
+     */
+    bool (*host_activate)(unsigned int plane_id, unsigned int cpu_index,
+                          const PlaneBootInfo *info, Error **errp);
 
     /* set_return: the value a switched-out vCPU's hypercall returns. */
     void (*set_return)(CPUState *cpu, uint64_t value);

@@ -242,7 +242,8 @@ unsigned int plane_running_on(Plane *plane);
 
 /**
  * plane_cpu: the vCPU state of @plane on @cpu_index (%NULL for a plane
- * >= 1 before board init has created its states).
+ * >= 1 before board init has created its states, and always where the
+ * host switches planes: there the state is the host's).
  */
 CPUState *plane_cpu(Plane *plane, unsigned int cpu_index);
 
@@ -251,6 +252,12 @@ CPUState *plane_cpu(Plane *plane, unsigned int cpu_index);
  * plane 0, the PlaneVCPU for the others (%NULL as for plane_cpu()).
  */
 Object *plane_vcpu_object(Plane *plane, unsigned int cpu_index);
+
+/*
+ * plane_vcpu_thread_id: the host thread that runs @pv: its own, or the
+ * vCPU index's where the host switches planes.
+ */
+int64_t plane_vcpu_thread_id(PlaneVCPU *pv);
 
 /**
  * plane_cpu_index: the vCPU index of @cpu, a vCPU state of plane
