@@ -2,37 +2,38 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * VM planes on KVM, the architecture-neutral part: one fd per plane >= 1
- * (KVM_CREATE_PLANE on the VM fd), the plane vCPUs created through it, and
- * per-plane memory attributes.  Every use sits behind KVM_CAP_PLANES, which
- * the backend checks before it calls anything here.
+ * (KVM_CREATE_PLANE on the VM fd), the plane vCPUs made on it, which
+ * planes model the kernel has, and the memory faults the kernel reports
+ * for a plane's view.  Every use sits behind KVM_CAP_PLANES, which the
+ * backend checks before it calls anything here.
  */
 
 #include "qemu/osdep.h"
 #include <sys/ioctl.h>
 #include "qapi/error.h"
+#include "qemu/main-loop.h"
+#include "system/runstate.h"
 #include "hw/core/cpu.h"
 #include "system/kvm.h"
 #include "system/kvm_int.h"
 #include "system/kvm-planes.h"
 #include "hw/planes/plane.h"
+#include "hw/planes/plane-memory.h"
 #include "hw/planes/planes-kvm-uapi.h"
 #include "trace.h"
-
-typedef enum KVMPlaneVcpuStyle {
-    KVM_PLANE_VCPU_UNPROBED,
-    KVM_PLANE_VCPU_CREATE_VCPU_PLANE,   /* RFC: plane fd, plane-0 vCPU fd */
-    KVM_PLANE_VCPU_CREATE_VCPU,         /* VBS branch: plane fd, vCPU id */
-} KVMPlaneVcpuStyle;
 
 static struct {
     unsigned int nr_planes;
     int fd[PLANES_MAX];                 /* fd[0] is the VM fd */
-    KVMPlaneVcpuStyle vcpu_style;
 } kvm_planes;
 
-static int kvm_plane_fd(unsigned int plane)
+static int kvm_plane_ioctl(unsigned int plane, unsigned long type,
+                           unsigned long arg)
 {
-    return plane ? kvm_planes.fd[plane] : kvm_state->vmfd;
+    int fd = plane ? kvm_planes.fd[plane] : kvm_state->vmfd;
+    int r = ioctl(fd, type, arg);
+
+    return r < 0 ? -errno : r;
 }
 
 int kvm_planes_max(void)
@@ -62,73 +63,63 @@ bool kvm_planes_init(unsigned int nr_planes, Error **errp)
     return true;
 }
 
-static CPUState *kvm_planes_plane0_vcpu(unsigned long vcpu_id)
+/*
+ * The RFC family makes plane vCPUs with KVM_CREATE_VCPU_PLANE on the plane
+ * fd, from a plane-0 vCPU fd: given none (-1) it answers EBADF.  The seed
+ * kernel has no such ioctl on a plane fd (ENOTTY; EINVAL from kernels that
+ * check the argument first).  Nothing is created either way.
+ */
+bool kvm_planes_userspace_switched(void)
 {
-    CPUState *cpu;
+    int r = kvm_plane_ioctl(1, KVM_CREATE_VCPU_PLANE, (unsigned long)-1);
 
-    CPU_FOREACH(cpu) {
-        if (!cpu->plane_id && kvm_arch_vcpu_id(cpu) == vcpu_id) {
-            return cpu;
-        }
+    trace_kvm_planes_probe("KVM_CREATE_VCPU_PLANE", r);
+    if (r >= 0) {
+        close(r);
     }
-    return NULL;
+    return r != -ENOTTY && r != -EINVAL;
 }
 
-int kvm_planes_create_vcpu(CPUState *cpu, unsigned long vcpu_id)
+int kvm_planes_create_vcpu(unsigned int plane, unsigned long vcpu_id)
 {
-    unsigned int plane = cpu->plane_id;
-    CPUState *plane0 = kvm_planes_plane0_vcpu(vcpu_id);
-    int fd = -ENOTTY;
+    int fd;
 
-    if (plane == 0 || plane >= kvm_planes.nr_planes || !plane0) {
+    if (plane == 0 || plane >= kvm_planes.nr_planes) {
         return -EINVAL;
     }
-    if (kvm_planes.vcpu_style != KVM_PLANE_VCPU_CREATE_VCPU) {
-        fd = ioctl(kvm_plane_fd(plane), KVM_CREATE_VCPU_PLANE, plane0->kvm_fd);
-        fd = fd < 0 ? -errno : fd;
-        /* Only "no such ioctl" means the other style; other errors stand. */
-        if (fd >= 0 || (fd != -ENOTTY && fd != -EINVAL)) {
-            kvm_planes.vcpu_style = KVM_PLANE_VCPU_CREATE_VCPU_PLANE;
-        }
-    }
-    if (kvm_planes.vcpu_style != KVM_PLANE_VCPU_CREATE_VCPU_PLANE) {
-        fd = ioctl(kvm_plane_fd(plane), KVM_CREATE_VCPU, vcpu_id);
-        fd = fd < 0 ? -errno : fd;
-        if (fd >= 0) {
-            kvm_planes.vcpu_style = KVM_PLANE_VCPU_CREATE_VCPU;
-        }
-    }
-    trace_kvm_planes_create_vcpu(plane, vcpu_id, kvm_planes.vcpu_style, fd);
+    fd = kvm_plane_ioctl(plane, KVM_CREATE_VCPU, vcpu_id);
+    trace_kvm_planes_create_vcpu(plane, vcpu_id, fd);
     return fd;
 }
 
-uint64_t kvm_planes_supported_attributes(unsigned int plane)
+bool kvm_planes_memory_fault(CPUState *cpu, const struct kvm_run *run)
 {
-    int r;
+    hwaddr gpa = run->memory_fault.gpa;
 
-    if (plane >= MAX(kvm_planes.nr_planes, 1)) {
-        return 0;
+    /* Private/shared conversions stay the confidential guest's. */
+    if (kvm_planes.nr_planes < 2 ||
+        (run->memory_fault.flags & KVM_MEMORY_EXIT_FLAG_PRIVATE)) {
+        return false;
     }
-    r = ioctl(kvm_plane_fd(plane), KVM_CHECK_EXTENSION,
-              KVM_CAP_MEMORY_ATTRIBUTES);
-    return r > 0 ? r : 0;
-}
-
-int kvm_planes_set_memory_attributes(unsigned int plane, hwaddr gpa,
-                                     uint64_t size, uint64_t attrs)
-{
-    struct kvm_memory_attributes ma = {
-        .address = gpa,
-        .size = size,
-        .attributes = attrs,
-    };
-    int r;
-
-    if (plane >= kvm_planes.nr_planes) {
-        return -EINVAL;
+    /*
+     * Only plane 0 has a view set by a higher plane, and the kernel exits
+     * on plane 0's fd without naming the access (nor, in the kernel-
+     * switched model, the plane).  policy 'fault' is refused at start-up.
+     */
+    trace_kvm_planes_memory_fault(cpu->cpu_index, gpa,
+                                  run->memory_fault.size,
+                                  run->memory_fault.flags);
+    plane_memory_violation(cpu, gpa, PLANE_MEMORY_ACCESS_UNKNOWN);
+    /*
+     * The kernel would fault again at once: this vCPU waits stopped for
+     * the VM stop, which plane_memory_violation() requested once until
+     * reset, and which is requested again for later faults.
+     */
+    BQL_LOCK_GUARD();
+    if (runstate_is_running()) {
+        qemu_system_vmstop_request_prepare();
+        qemu_system_vmstop_request(RUN_STATE_INTERNAL_ERROR);
     }
-    r = ioctl(kvm_plane_fd(plane), KVM_SET_MEMORY_ATTRIBUTES, &ma);
-    r = r < 0 ? -errno : 0;
-    trace_kvm_planes_set_memory_attributes(plane, gpa, size, attrs, r);
-    return r;
+    cpu->stop = true;
+    return true;
 }

@@ -2,14 +2,15 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * VM planes on KVM, the architecture-neutral part: the plane file
- * descriptors (KVM_CREATE_PLANE), plane vCPU creation and per-plane memory
- * attributes.  The UAPI is provisional; see hw/planes/planes-kvm-uapi.h.
+ * descriptors (KVM_CREATE_PLANE), plane vCPU creation, the probe for the
+ * kernel's planes model and plane memory faults.  The UAPI is
+ * provisional; see hw/planes/planes-kvm-uapi.h.
  */
 
 #ifndef SYSTEM_KVM_PLANES_H
 #define SYSTEM_KVM_PLANES_H
 
-#include "exec/hwaddr.h"
+#include <linux/kvm.h>
 
 /**
  * kvm_planes_max: the number of planes this host's KVM offers a VM
@@ -29,32 +30,33 @@ int kvm_planes_max(void);
 bool kvm_planes_init(unsigned int nr_planes, Error **errp);
 
 /**
- * kvm_planes_create_vcpu: create the KVM vCPU of plane @cpu->plane_id on
- * the vCPU index of the plane 0 vCPU whose arch id is @vcpu_id
+ * kvm_planes_userspace_switched: whether the kernel has the RFC family's
+ * model, in which userspace switches planes (KVM_CREATE_VCPU_PLANE,
+ * kvm_run.plane), rather than the seed kernel's, which switches them
+ * inside plane 0's KVM_RUN.  A probe without side effects on plane 1's
+ * fd; after kvm_planes_init().
+ */
+bool kvm_planes_userspace_switched(void);
+
+/**
+ * kvm_planes_create_vcpu: KVM_CREATE_VCPU on the fd of plane @plane
+ * @vcpu_id: the KVM vCPU id of the plane-0 vCPU of the same index, which
+ *     must exist
  *
- * Probes once which creation ioctl the kernel has: KVM_CREATE_VCPU_PLANE on
- * the plane fd with the plane 0 vCPU fd (the RFC), else KVM_CREATE_VCPU on
- * the plane fd (the VBS integration branch).
+ * To be called on that plane-0 vCPU's thread: the kernel shares the
+ * plane-0 vCPU's run state and preempt notifier with it.
  *
  * Returns: the vCPU fd, or a negative errno.
  */
-int kvm_planes_create_vcpu(CPUState *cpu, unsigned long vcpu_id);
+int kvm_planes_create_vcpu(unsigned int plane, unsigned long vcpu_id);
 
 /**
- * kvm_planes_supported_attributes: the memory attribute bits the kernel
- * takes on the fd of plane @plane (KVM_CHECK_EXTENSION of
- * KVM_CAP_MEMORY_ATTRIBUTES there).
- */
-uint64_t kvm_planes_supported_attributes(unsigned int plane);
-
-/**
- * kvm_planes_set_memory_attributes: KVM_SET_MEMORY_ATTRIBUTES on the fd
- * of plane @plane for [@gpa, @gpa + @size)
- * @attrs: KVM_MEMORY_ATTRIBUTE_* bits
+ * kvm_planes_memory_fault: a KVM_EXIT_MEMORY_FAULT of @cpu (plane 0) that
+ * a plane's view caused becomes a plane-violation report and stops the VM
  *
- * Returns: 0, or the negative errno of the ioctl.
+ * Returns: %false when the exit is not a plane's (no planes, or a private
+ * memory conversion), for KVM's own handling.
  */
-int kvm_planes_set_memory_attributes(unsigned int plane, hwaddr gpa,
-                                     uint64_t size, uint64_t attrs);
+bool kvm_planes_memory_fault(CPUState *cpu, const struct kvm_run *run);
 
 #endif

@@ -315,24 +315,36 @@ static void plane_x86_build_boot_params(const PlaneBootInfo *info,
                         bp, BP_SIZE);
 }
 
+QEMU_BUILD_BUG_ON(PLANE_X86_BOOT_CR0 != (CR0_PG_MASK | CR0_WP_MASK |
+                                         CR0_NE_MASK | CR0_ET_MASK |
+                                         CR0_PE_MASK));
+QEMU_BUILD_BUG_ON(PLANE_X86_BOOT_CR4 != CR4_PAE_MASK);
+QEMU_BUILD_BUG_ON(PLANE_X86_BOOT_EFER != (MSR_EFER_SCE | MSR_EFER_LME |
+                                          MSR_EFER_LMA | MSR_EFER_NXE));
+
+void plane_x86_build_boot_state(const PlaneBootInfo *info)
+{
+    uint64_t top = info->region_base + info->region_size;
+    hwaddr bp = top - PLANE_BOOT_PARAMS, cmdline = top - PLANE_BOOT_CMDLINE;
+    uint8_t gdt_bytes[PLANE_X86_BOOT_GDT_SIZE] = { 0 };
+    size_t len = strlen(info->cmdline) + 1;
+
+    plane_x86_build_page_tables(info, top - PLANE_BOOT_PAGETABLES);
+    stq_le_p(gdt_bytes + PLANE_BOOT_GDT_CS, PLANE_X86_BOOT_GDT_CS_DESC);
+    stq_le_p(gdt_bytes + PLANE_BOOT_GDT_DS, PLANE_X86_BOOT_GDT_DS_DESC);
+    address_space_write(&address_space_memory, top - PLANE_BOOT_GDT,
+                        MEMTXATTRS_UNSPECIFIED, gdt_bytes, sizeof(gdt_bytes));
+    plane_x86_build_boot_params(info, bp, cmdline);
+    address_space_write(&address_space_memory, cmdline,
+                        MEMTXATTRS_UNSPECIFIED, info->cmdline, len);
+}
+
 void plane_x86_boot_vcpu(CPUState *cs, const PlaneBootInfo *info)
 {
     CPUX86State *env = cpu_env(cs);
     uint64_t top = info->region_base + info->region_size;
-    hwaddr pt = top - PLANE_BOOT_PAGETABLES, gdt = top - PLANE_BOOT_GDT;
-    hwaddr bp = top - PLANE_BOOT_PARAMS, cmdline = top - PLANE_BOOT_CMDLINE;
-    uint8_t gdt_bytes[24] = { 0 };
-    size_t len = strlen(info->cmdline) + 1;
 
-    plane_x86_build_page_tables(info, pt);
-    stq_le_p(gdt_bytes + PLANE_BOOT_GDT_CS, 0x00af9b000000ffffULL);
-    stq_le_p(gdt_bytes + PLANE_BOOT_GDT_DS, 0x00cf93000000ffffULL);
-    address_space_write(&address_space_memory, gdt, MEMTXATTRS_UNSPECIFIED,
-                        gdt_bytes, sizeof(gdt_bytes));
-    plane_x86_build_boot_params(info, bp, cmdline);
-    address_space_write(&address_space_memory, cmdline,
-                        MEMTXATTRS_UNSPECIFIED, info->cmdline, len);
-
+    plane_x86_build_boot_state(info);
     cpu_synchronize_state(cs);
     /*
      * The plane boots on this index, so this state is the plane's BSP:
@@ -343,19 +355,16 @@ void plane_x86_boot_vcpu(CPUState *cs, const PlaneBootInfo *info)
         apic_designate_bsp(X86_CPU(cs)->apic_state, true);
     }
     memset(env->regs, 0, sizeof(env->regs));
-    env->regs[R_ESI] = bp;
+    env->regs[R_ESI] = top - PLANE_BOOT_PARAMS;
     env->regs[R_ESP] = top;
     env->eip = info->entry_point;
-    env->eflags = 0x2;
-    cpu_load_efer(env, MSR_EFER_SCE | MSR_EFER_LME | MSR_EFER_LMA |
-                       MSR_EFER_NXE);
-    cpu_x86_update_cr4(env, CR4_PAE_MASK);
-    cpu_x86_update_cr3(env, pt);
-    /* PG | WP | NE | ET | PE, as the planes kernel's VMM: no EM, no MP */
-    cpu_x86_update_cr0(env, CR0_PG_MASK | CR0_WP_MASK | CR0_NE_MASK |
-                            CR0_ET_MASK | CR0_PE_MASK);
-    env->gdt.base = gdt;
-    env->gdt.limit = sizeof(gdt_bytes) - 1;
+    env->eflags = PLANE_X86_BOOT_RFLAGS;
+    cpu_load_efer(env, PLANE_X86_BOOT_EFER);
+    cpu_x86_update_cr4(env, PLANE_X86_BOOT_CR4);
+    cpu_x86_update_cr3(env, top - PLANE_BOOT_PAGETABLES);
+    cpu_x86_update_cr0(env, PLANE_X86_BOOT_CR0);
+    env->gdt.base = top - PLANE_BOOT_GDT;
+    env->gdt.limit = PLANE_X86_BOOT_GDT_SIZE - 1;
     env->idt.base = 0;
     env->idt.limit = 0;
     cpu_x86_load_seg_cache(env, R_CS, PLANE_BOOT_GDT_CS, 0, 0xffffffff,

@@ -68,6 +68,28 @@ bool plane_x86_smm_enter(X86CPU *cpu);
  */
 void plane_x86_restrict_guest_features(void);
 
+/*
+ * The Linux x86-64 boot state a plane enters (planes-abi.md, ACTIVATE):
+ * CR0 = PG | WP | NE | ET | PE, as the planes kernel's VMM (no EM, no MP),
+ * long mode with PAE paging, a GDT of a null, a 64-bit code and a flat
+ * data descriptor.
+ */
+#define PLANE_X86_BOOT_CR0          0x80010031ULL
+#define PLANE_X86_BOOT_CR4          0x20ULL             /* PAE */
+#define PLANE_X86_BOOT_EFER         0xd01ULL    /* SCE | LME | LMA | NXE */
+#define PLANE_X86_BOOT_RFLAGS       0x2ULL
+#define PLANE_X86_BOOT_GDT_SIZE     24
+#define PLANE_X86_BOOT_GDT_CS_DESC  0x00af9b000000ffffULL
+#define PLANE_X86_BOOT_GDT_DS_DESC  0x00cf93000000ffffULL
+/* The plane's BSP: APIC enabled at the default base, BSP flag set. */
+#define PLANE_X86_BOOT_APIC_BASE    0xfee00900ULL
+
+/*
+ * plane_x86_build_boot_state: the boot state's memory at the top of
+ * @info's region: page tables, GDT, boot_params and command line.
+ */
+void plane_x86_build_boot_state(const PlaneBootInfo *info);
+
 /* Shared by the x86 backends: see PlaneAccelClass. */
 CPUState *plane_x86_vcpu_create(Object *parent, CPUState *plane0_cpu,
                                 unsigned int plane_id, Error **errp);

@@ -1,29 +1,43 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
- * VM planes, KVM backend for x86, on the kernel VM planes UAPI
- * (KVM_CAP_PLANES; provisional, see hw/planes/planes-kvm-uapi.h).
+ * VM planes, KVM backend for x86, on the planes kernel of the VBS-on-KVM
+ * series ("kernel-switched"; provisional UAPI, see
+ * hw/planes/planes-kvm-uapi.h).
  *
- * Each plane >= 1 vCPU state is a KVM vCPU of its plane's fd with its own
- * thread and KVM_RUN loop; the core's hand-over decides which plane runs
- * on a vCPU index, so QEMU, not the kernel, switches planes.  For that
- * the plane hypercalls must exit to userspace (KVM_CAP_EXIT_HYPERCALL),
- * where they reach the same dispatcher as under TCG.  Per-plane memory
- * attributes go to the kernel with KVM_SET_MEMORY_ATTRIBUTES on the plane
- * fd.  On kernels without VM planes, planes > 1 is refused before any
- * vCPU exists.
+ * The kernel switches planes itself inside plane 0's KVM_RUN: a VTL call
+ * (hypercall 15) enters plane 1 on the caller's index once plane 1 has a
+ * vCPU there, and its return (16) and SET_MEM_ATTRS (17) never leave the
+ * kernel.  So QEMU runs one thread per vCPU index, plane 0's, and a plane
+ * >= 1 vCPU is only an fd of the plane, made and loaded on that thread
+ * with the state ioctls the kernel allows on it.  What reaches QEMU are
+ * CONFIG (13), ACTIVATE (14) and a VTL call (15) from an index without a
+ * plane-1 vCPU: the shared dispatcher answers them.  ACTIVATE gives plane
+ * 1 its vCPU on the calling index, entering the boot state at the first
+ * VTL call from there (the seed's VMM boots it as lazily); the kernel
+ * denies plane 0 what plane 1's SET_MEM_ATTRS denies, and reports a
+ * violation as KVM_EXIT_MEMORY_FAULT (accel/kvm/kvm-planes.c).
+ *
+ * The RFC family's kernels, which leave the switching to userspace
+ * (KVM_CREATE_VCPU_PLANE, kvm_run.plane), are recognised and refused, as
+ * are kernels without planes.
  */
 
 #include "qemu/osdep.h"
+#include <sys/ioctl.h>
 #include "qapi/error.h"
 #include "qemu/error-report.h"
+#include "qemu/main-loop.h"
 #include "system/kvm.h"
 #include "system/kvm_int.h"
-#include "system/hw_accel.h"
+#include "system/runstate.h"
+#include "system/reset.h"
 #include "system/kvm-planes.h"
+#include "hw/core/cpu.h"
 #include "hw/planes/plane.h"
 #include "hw/planes/plane-accel.h"
-#include "hw/planes/plane-memory.h"
+#include "hw/planes/plane-hypercall.h"
+#include "hw/planes/plane-machine.h"
 #include "hw/planes/planes-abi.h"
 #include "hw/planes/planes-kvm-uapi.h"
 #include "plane-x86.h"
@@ -31,10 +45,16 @@
 #include "plane-kvm.h"
 #include "trace.h"
 
+/* What the kernel passes on; 15 only from an index without plane 1. */
+#define PLANE_KVM_HC_FIRST      PLANES_HC_CONFIG
+#define PLANE_KVM_HC_LAST       PLANES_HC_VTL_CALL
 #define PLANE_KVM_HYPERCALLS \
-    MAKE_64BIT_MASK(PLANES_HC_FIRST, PLANES_HC_LAST - PLANES_HC_FIRST + 1)
-#define PLANE_KVM_ATTRS \
-    (KVM_MEMORY_ATTRIBUTE_NO_WRITE | KVM_MEMORY_ATTRIBUTE_NO_EXEC)
+    MAKE_64BIT_MASK(PLANE_KVM_HC_FIRST, \
+                    PLANE_KVM_HC_LAST - PLANE_KVM_HC_FIRST + 1)
+
+/* Plane >= 1 vCPU fds that ACTIVATE made, by plane and vCPU index. */
+static int *plane_kvm_vcpu_fd[PLANES_MAX];
+static bool plane_kvm_activated;
 
 /* What the VM's own configuration must be for planes under KVM. */
 static bool plane_kvm_check_config(MachineState *ms, unsigned int planes,
@@ -55,15 +75,20 @@ static bool plane_kvm_check_config(MachineState *ms, unsigned int planes,
                    "confidential-guest-support", planes);
         return false;
     }
+    if (ms->planes_opts->violation_policy == PLANE_VIOLATION_POLICY_FAULT) {
+        /* KVM_EXIT_MEMORY_FAULT names neither the access nor the address */
+        error_setg(errp, "-machine plane-violation=fault: under KVM the "
+                   "kernel reports a violation without the linear address "
+                   "a #PF needs; use plane-violation=stop, or -accel tcg");
+        return false;
+    }
     return true;
 }
 
-/* What the host kernel must offer: planes, their exits, attributes. */
-static bool plane_kvm_check_kernel(unsigned int planes, Error **errp)
+/* KVM_CAP_PLANES: how many planes, or why none. */
+static bool plane_kvm_check_planes(unsigned int planes, Error **errp)
 {
-    KVMState *s = kvm_state;
-    int max = kvm_planes_max(), exits;
-    uint64_t attrs;
+    int max = kvm_planes_max();
 
     if (max <= 0) {
         error_setg(errp, "-machine planes=%u: this host's KVM does not "
@@ -76,28 +101,47 @@ static bool plane_kvm_check_kernel(unsigned int planes, Error **errp)
                    "most %d planes (KVM_CAP_PLANES)", planes, max);
         return false;
     }
-    /*
-     * QEMU switches planes, so every plane hypercall must come to it: a
-     * kernel that keeps some of them would switch behind the core's back.
-     */
-    exits = kvm_vm_check_extension(s, KVM_CAP_EXIT_HYPERCALL);
+    return true;
+}
+
+/* The kernel's planes model, probed on the planes it has just made. */
+static bool plane_kvm_check_model(unsigned int planes, Error **errp)
+{
+    int exits;
+
+    if (kvm_planes_userspace_switched()) {
+        error_setg(errp, "-machine planes=%u: this host's KVM leaves plane "
+                   "switching to userspace (KVM_CREATE_VCPU_PLANE on plane "
+                   "fds, the RFC family's model); this QEMU drives only "
+                   "kernels that switch planes themselves (the VBS-on-KVM "
+                   "series)", planes);
+        return false;
+    }
+    exits = kvm_vm_check_extension(kvm_state, KVM_CAP_EXIT_HYPERCALL);
     if ((exits & PLANE_KVM_HYPERCALLS) != PLANE_KVM_HYPERCALLS) {
         error_setg(errp, "-machine planes=%u: this host's KVM does not "
                    "pass the plane hypercalls %d-%d to userspace "
                    "(KVM_CAP_EXIT_HYPERCALL is 0x%x, needs 0x%" PRIx64 ")",
-                   planes, PLANES_HC_FIRST, PLANES_HC_LAST, MAX(exits, 0),
-                   (uint64_t)PLANE_KVM_HYPERCALLS);
-        return false;
-    }
-    attrs = kvm_planes_supported_attributes(0);
-    if ((attrs & PLANE_KVM_ATTRS) != PLANE_KVM_ATTRS) {
-        error_setg(errp, "-machine planes=%u: this host's KVM has no "
-                   "per-plane NO_WRITE/NO_EXEC memory attributes "
-                   "(KVM_CAP_MEMORY_ATTRIBUTES is 0x%" PRIx64 ")", planes,
-                   attrs);
+                   planes, PLANE_KVM_HC_FIRST, PLANE_KVM_HC_LAST,
+                   MAX(exits, 0), (uint64_t)PLANE_KVM_HYPERCALLS);
         return false;
     }
     return true;
+}
+
+/*
+ * The kernel keeps plane 1's vCPU, and the views plane 1 set, through a
+ * reset: no ioctl takes them back.  A plane 0 rebooted beside them would
+ * find its own pages sealed and its VTL calls served by the old secure
+ * kernel, so a VM whose planes were activated powers off instead.
+ */
+static void plane_kvm_reset(void *opaque)
+{
+    if (plane_kvm_activated) {
+        error_report("planes: the host kernel keeps plane 1 and its memory "
+                     "views through a reset; the VM powers off instead");
+        qemu_system_shutdown_request(SHUTDOWN_CAUSE_HOST_ERROR);
+    }
 }
 
 static bool plane_kvm_init_host(MachineState *ms, unsigned int planes,
@@ -106,11 +150,14 @@ static bool plane_kvm_init_host(MachineState *ms, unsigned int planes,
     ERRP_GUARD();
 
     if (!plane_kvm_check_config(ms, planes, errp) ||
-        !plane_kvm_check_kernel(planes, errp)) {
+        !plane_kvm_check_planes(planes, errp)) {
         return false;
     }
     if (!kvm_planes_init(planes, errp)) {
         error_prepend(errp, "-machine planes=%u: ", planes);
+        return false;
+    }
+    if (!plane_kvm_check_model(planes, errp)) {
         return false;
     }
     if (!kvm_enable_hypercall(PLANE_KVM_HYPERCALLS)) {
@@ -118,40 +165,21 @@ static bool plane_kvm_init_host(MachineState *ms, unsigned int planes,
                    "for the plane hypercalls failed", planes);
         return false;
     }
+    for (unsigned int p = 1; p < planes; p++) {
+        plane_kvm_vcpu_fd[p] = g_new(int, ms->smp.cpus);
+        for (unsigned int i = 0; i < ms->smp.cpus; i++) {
+            plane_kvm_vcpu_fd[p][i] = -1;
+        }
+    }
+    qemu_register_reset(plane_kvm_reset, NULL);
     plane_x86_restrict_guest_features();
     return true;
 }
 
 bool plane_kvm_owns_hypercall(uint64_t nr)
 {
-    return plane_hypercalls_enabled && nr >= PLANES_HC_FIRST &&
-           nr <= PLANES_HC_LAST;
-}
-
-/*
- * Retire the hypercall instruction now, as KVM_RUN does on re-entry (RIP
- * past it, RAX = hypercall.ret): KVM_RUN with immediate_exit completes a
- * pending userspace exit without running the guest (api.rst, "kvm_run").
- * From here on the vCPU's registers are architectural: the core may copy
- * this state to other vCPU indexes, and a switched-out vCPU state carries
- * no completion that would later land on registers the core set.
- */
-static bool plane_kvm_retire_hypercall(CPUState *cs, struct kvm_run *run)
-{
-    int r;
-
-    run->hypercall.ret = 0;
-    qatomic_set(&run->immediate_exit, 1);
-    r = kvm_vcpu_ioctl(cs, KVM_RUN, 0);
-    /* As kvm_eat_signals(); a kick meanwhile stays in exit_request. */
-    qatomic_set(&run->immediate_exit, 0);
-    if (r != -EINTR && r != -EAGAIN) {
-        error_report("KVM: vCPU %d plane %u: completing hypercall %" PRIu64
-                     " failed (KVM_RUN returned %d)", cs->cpu_index,
-                     cs->plane_id, (uint64_t)run->hypercall.nr, r);
-        return false;
-    }
-    return true;
+    return plane_hypercalls_enabled && nr >= PLANE_KVM_HC_FIRST &&
+           nr <= PLANE_KVM_HC_LAST;
 }
 
 int plane_kvm_handle_hypercall(CPUState *cs, struct kvm_run *run)
@@ -168,91 +196,140 @@ int plane_kvm_handle_hypercall(CPUState *cs, struct kvm_run *run)
     };
     uint64_t ret;
 
-    trace_plane_kvm_hypercall(cs->cpu_index, cs->plane_id, hc.nr);
-    if (!plane_kvm_retire_hypercall(cs, run)) {
+    trace_plane_kvm_hypercall(cs->cpu_index, hc.nr);
+    /* The host switches planes: the dispatcher never switches here. */
+    if (plane_hypercall(&hc, &ret)) {
+        error_report("KVM: vCPU %d: the planes core switched planes on "
+                     "hypercall %" PRIu64 ", which the host kernel owns",
+                     cs->cpu_index, hc.nr);
         return -1;
     }
-    if (plane_hypercall(&hc, &ret)) {
-        /* Switched out: wait in qemu_wait_io_event() until switched in. */
-        return EXCP_HALTED;
+    /* Outside 64-bit mode only the low 32 bits count. */
+    if (!(run->hypercall.flags & KVM_EXIT_HYPERCALL_LONG_MODE)) {
+        ret = (uint32_t)ret;
     }
-    if (ret) {
-        plane_set_get()->accel->set_return(cs, ret);
-    }
+    run->hypercall.ret = ret;
     return 0;
 }
 
-bool plane_kvm_is_plane_event(const struct kvm_run *run)
+static struct kvm_segment plane_kvm_boot_segment(uint16_t selector,
+                                                 bool code)
 {
-    return plane_hypercalls_enabled &&
-           run->exit_reason == KVM_EXIT_PLANE_EVENT;
+    return (struct kvm_segment) {
+        .base = 0,
+        .limit = 0xffffffff,
+        .selector = selector,
+        .type = code ? 0xb : 0x3,       /* execute/read or read/write, A */
+        .present = 1,
+        .s = 1,
+        .l = code,
+        .db = !code,
+        .g = 1,
+    };
 }
 
 /*
- * QEMU asks for no plane events (req_exit_planes stays 0): one that comes
- * all the same means the kernel and this backend disagree on who switches
- * planes.  Stop the VM with its state intact rather than guess.
+ * The boot state of planes-abi.md, ACTIVATE, as KVM_SET_SREGS and
+ * KVM_SET_REGS take it (plane_x86_boot_vcpu() builds the same in a
+ * CPUX86State for TCG).
  */
-int plane_kvm_handle_plane_event(CPUState *cs, struct kvm_run *run)
+static void plane_kvm_boot_regs(const PlaneBootInfo *info,
+                                struct kvm_regs *regs,
+                                struct kvm_sregs *sregs)
 {
-    const struct kvm_plane_event_exit *ev =
-        (const struct kvm_plane_event_exit *)&run->padding;
+    uint64_t top = info->region_base + info->region_size;
+    struct kvm_segment data = plane_kvm_boot_segment(PLANE_BOOT_GDT_DS,
+                                                     false);
 
-    error_report("KVM: vCPU %d plane %u: unexpected plane event exit "
-                 "(KVM_EXIT_PLANE_EVENT cause %u, target plane %u, pending "
-                 "planes 0x%x); this QEMU switches planes itself and does "
-                 "not handle plane events: the VM is stopped",
-                 cs->cpu_index, cs->plane_id, ev->cause, ev->target,
-                 ev->pending_event_planes);
-    return -1;
+    *regs = (struct kvm_regs) {
+        .rip = info->entry_point,
+        .rsp = top,
+        .rsi = top - PLANE_BOOT_PARAMS,
+        .rflags = PLANE_X86_BOOT_RFLAGS,
+    };
+    *sregs = (struct kvm_sregs) {
+        .cs = plane_kvm_boot_segment(PLANE_BOOT_GDT_CS, true),
+        .ds = data, .es = data, .fs = data, .gs = data, .ss = data,
+        /* a busy 64-bit TSS and no LDT: what VM entry requires */
+        .tr = { .limit = 0xffff, .type = 0xb, .present = 1 },
+        .ldt = { .unusable = 1 },
+        .gdt = { .base = top - PLANE_BOOT_GDT,
+                 .limit = PLANE_X86_BOOT_GDT_SIZE - 1 },
+        .cr0 = PLANE_X86_BOOT_CR0,
+        .cr3 = top - PLANE_BOOT_PAGETABLES,
+        .cr4 = PLANE_X86_BOOT_CR4,
+        .efer = PLANE_X86_BOOT_EFER,
+        .apic_base = PLANE_X86_BOOT_APIC_BASE,
+    };
 }
 
-static uint64_t plane_kvm_attrs(uint32_t attrs)
-{
-    return (attrs & PLANE_MEM_ATTR_NO_WRITE ?
-            KVM_MEMORY_ATTRIBUTE_NO_WRITE : 0) |
-           (attrs & PLANE_MEM_ATTR_NO_EXEC ? KVM_MEMORY_ATTRIBUTE_NO_EXEC : 0);
-}
+typedef struct PlaneKVMActivate {
+    unsigned int plane;
+    const PlaneBootInfo *info;
+    Error **errp;
+    bool ok;
+} PlaneKVMActivate;
 
-/* errno of KVM_SET_MEMORY_ATTRIBUTES -> the hypercall's negative code */
-static int plane_kvm_errno_to_hc(int err)
+/* On the index's thread, the only one the kernel lets touch the state. */
+static void plane_kvm_activate_on_index(CPUState *cs, run_on_cpu_data data)
 {
-    switch (err) {
-    case EPERM:
-    case EFAULT:
-    case EINVAL:
-    case E2BIG:
-    case EBUSY:
-        return -err;            /* the KVM codes are these errnos */
-    case ENOMEM:
-        return -PLANES_KVM_E2BIG;
-    case ENOTTY:
-    case EOPNOTSUPP:
-        return -PLANES_KVM_EOPNOTSUPP;
-    default:
-        return -PLANES_KVM_EINVAL;
+    PlaneKVMActivate *a = data.host_ptr;
+    struct kvm_regs regs;
+    struct kvm_sregs sregs;
+    int fd = plane_kvm_vcpu_fd[a->plane][cs->cpu_index];
+    int r;
+
+    if (fd < 0) {
+        fd = kvm_planes_create_vcpu(a->plane, kvm_arch_vcpu_id(cs));
+        if (fd < 0) {
+            error_setg_errno(a->errp, -fd, "KVM_CREATE_VCPU of plane %u "
+                             "failed", a->plane);
+            return;
+        }
+        plane_kvm_vcpu_fd[a->plane][cs->cpu_index] = fd;
     }
+    plane_kvm_boot_regs(a->info, &regs, &sregs);
+    r = ioctl(fd, KVM_SET_SREGS, &sregs);
+    if (!r) {
+        r = ioctl(fd, KVM_SET_REGS, &regs);
+    }
+    trace_plane_kvm_activate(a->plane, cs->cpu_index, fd, regs.rip,
+                             r < 0 ? -errno : 0);
+    if (r < 0) {
+        error_setg_errno(a->errp, errno, "loading plane %u's boot state "
+                         "(KVM_SET_SREGS/KVM_SET_REGS) failed", a->plane);
+        return;
+    }
+    a->ok = true;
 }
 
+static bool plane_kvm_host_activate(unsigned int plane_id,
+                                    unsigned int cpu_index,
+                                    const PlaneBootInfo *info, Error **errp)
+{
+    PlaneKVMActivate a = {
+        .plane = plane_id, .info = info, .errp = errp,
+    };
+
+    plane_x86_build_boot_state(info);
+    /* From here the kernel may switch to the plane: it exists. */
+    plane_kvm_activated = true;
+    run_on_cpu(qemu_get_cpu(cpu_index), plane_kvm_activate_on_index,
+               RUN_ON_CPU_HOST_PTR(&a));
+    return a.ok;
+}
+
+/*
+ * The seed kernel takes plane attributes from HC 17 only.  ACTIVATE's
+ * seal stays QEMU's record, which QEMU's own accesses for plane 0 (device
+ * DMA, firmware interfaces) honour; what the CPU may touch is the
+ * kernel's.  A guest's SET_MEM_ATTRS never leaves the kernel.
+ */
 static int plane_kvm_apply_mem_attrs(unsigned int plane, hwaddr start,
                                      uint64_t size, uint32_t attrs,
                                      PlaneMemAttrsIntent intent)
 {
-    int r;
-
-    /*
-     * KVM has no read-deny attribute.  The core asks for one only to seal
-     * a plane region against plane 0, which the planes kernel does itself
-     * ("deny normal-plane access to secure-plane memory"); from a guest it
-     * cannot be honoured, so it is refused rather than half applied.
-     */
-    if ((attrs & PLANE_MEM_ATTR_NO_READ) &&
-        intent != PLANE_MEM_ATTRS_SEAL) {
-        return -PLANES_KVM_EOPNOTSUPP;
-    }
-    r = kvm_planes_set_memory_attributes(plane, start, size,
-                                         plane_kvm_attrs(attrs));
-    return r ? plane_kvm_errno_to_hc(-r) : 0;
+    return intent == PLANE_MEM_ATTRS_SEAL ? 0 : -PLANES_KVM_EOPNOTSUPP;
 }
 
 static void plane_accel_kvm_class_init(ObjectClass *oc, void *data)
@@ -260,7 +337,9 @@ static void plane_accel_kvm_class_init(ObjectClass *oc, void *data)
     PlaneAccelClass *pac = PLANE_ACCEL_CLASS(oc);
 
     pac->thread_tag = "KVM";
+    pac->host_switches_planes = true;
     pac->init_host = plane_kvm_init_host;
+    pac->host_activate = plane_kvm_host_activate;
     pac->apply_mem_attrs = plane_kvm_apply_mem_attrs;
 }
 

@@ -16,10 +16,4 @@ bool plane_kvm_owns_hypercall(uint64_t nr);
 /* Handles a plane hypercall exit; the kvm_arch_handle_exit convention. */
 int plane_kvm_handle_hypercall(CPUState *cs, struct kvm_run *run);
 
-/* Whether @run is a plane event exit (KVM_EXIT_PLANE_EVENT) of this VM. */
-bool plane_kvm_is_plane_event(const struct kvm_run *run);
-
-/* Reports a plane event exit; the kvm_arch_handle_exit convention. */
-int plane_kvm_handle_plane_event(CPUState *cs, struct kvm_run *run);
-
 #endif
