@@ -15,9 +15,9 @@ MESON_TEST    := cd $(BUILD) && pyvenv/bin/meson test --no-rebuild \
 
 .PHONY: all overlay guests check check-planes check-qemu check-unit \
         check-libvirt check-linux check-style demo demo-linux linux-guests \
-        bench bench-smoke bench-build check-bisect firmware-links clean
+        bench bench-smoke bench-build check-bisect firmware-links kvm-model check-kvm-host clean
 
-all: overlay guests firmware-links
+all: overlay guests kvm-model firmware-links
 	$(NINJA) -C $(BUILD) qemu-system-x86_64
 
 # The +ds source ships no firmware: a binary run from the build tree looks
@@ -68,6 +68,15 @@ $(GUEST_DIR)/plane0.elf: $(GUEST_DIR)/boot.p0.o $(GUEST_DIR)/plane0.p0.o \
 		$(GUEST_DIR)/lib.p0.o $(GUEST_DIR)/plane1-image.p0.o \
 		$(GUEST_SRC)/plane0.ld
 	ld -nostdlib -no-pie --no-warn-rwx-segments -T $(GUEST_SRC)/plane0.ld -o $@ $(filter %.o,$^)
+
+# The model of the planes kernel's KVM UAPI that planes-kvm-test preloads
+# into QEMU (tests/planes/kvm-model/): a host library, no guest code.
+KVM_MODEL := $(BUILD)/tests/planes-kvm-model/kvm-model.so
+kvm-model: $(KVM_MODEL)
+$(KVM_MODEL): tests/planes/kvm-model/kvm-model.c include/hw/planes/planes-kvm-uapi.h
+	@mkdir -p $(@D)
+	gcc -shared -fPIC -O2 -Wall -Werror -Iinclude -isystem $(BUILD)/linux-headers \
+	    -isystem build/src/linux-headers -o $@ $< -ldl -lpthread
 
 # Link overlay files added since ./configure into the tree (cheap: symlinks).
 overlay:
@@ -139,6 +148,11 @@ check-qemu: all
 	$(NINJA) -C $(BUILD) $(addprefix tests/qtest/,$(QEMU_QTESTS))
 	$(MESON_TEST) --logbase qemu-suites $(addprefix qtest-x86_64/,$(QEMU_QTESTS))
 
+# For users with a VM-planes kernel: a verdict on this QEMU's KVM backend
+# there (a TCG control run, then the same guest pair under KVM).
+check-kvm-host: all
+	bash scripts/planes/kvm-host-check.sh || [ $$? = 77 ]
+
 # Every prefix of the patch series builds and passes the checks that exist
 # at that point (slow: one cold build plus the increments; not in check).
 check-bisect:
@@ -150,6 +164,7 @@ check-bisect:
 # and scripts/planes/bench-handoff.c (a host program outside QEMU).
 STYLE_FILES := $(shell git ls-files 'accel/*.[ch]' 'hw/*.[ch]' 'include/*.h' \
                  'target/*.[ch]' 'tests/qtest/*.[ch]' 'tests/planes/fuzz/*.[ch]' \
+                 'tests/planes/kvm-model/*.[ch]' \
                  2>/dev/null)
 check-style: all
 	@rc=0; for f in $(STYLE_FILES); do \

@@ -1,17 +1,24 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
- * VM planes with KVM: the refusal on hosts without KVM_CAP_PLANES, the
- * split-irqchip rule and stock KVM with planes=1.  Where KVM itself is
- * missing the runtime tests skip, saying why.  The provisional UAPI
- * structure layouts are checked at build time, in planes-kvm-uapi.h.
+ * VM planes with KVM.  On this host's KVM: the refusal on kernels without
+ * KVM_CAP_PLANES, the split-irqchip rule and stock KVM with planes=1 (they
+ * skip, saying why, where KVM itself is missing).  On any host: the
+ * backend against tests/planes/kvm-model, a model of the planes kernel's
+ * UAPI rules preloaded into QEMU in place of /dev/kvm, which logs every
+ * ioctl the real kernel would refuse (a check of QEMU's side of the
+ * contract, not of a CPU or a real planes kernel).
  */
 
 #include "qemu/osdep.h"
 #include "libqtest.h"
+#include "qobject/qdict.h"
+#include "qobject/qlist.h"
 #include "planes-kvm-host.h"
+#include "planes-qmp-events.h"
 
 #define GUEST_DEFAULT "tests/planes-guests/plane0.elf"
+#define KVM_MODEL_DEFAULT "tests/planes-kvm-model/kvm-model.so"
 
 static int run_qemu(const char *args, char **out, char **err)
 {
@@ -106,9 +113,365 @@ static void test_kvm_planes1_boots(void)
     g_assert(strstr(out, "EXIT 0"));
 }
 
+/*
+ * The model's environment for the next QEMU started: kernel model
+ * @kernel, plane 0's scripts for vCPUs 0 and 1 (see model_step() in the
+ * model).  Returns the log file, empty.
+ */
+static char *model_setup(const char *kernel, const char *script0,
+                         const char *script1)
+{
+    const char *lib = g_getenv("PLANES_KVM_MODEL") ?: KVM_MODEL_DEFAULT;
+    g_autofree char *abs = g_canonicalize_filename(lib, NULL);
+    char *log = NULL;
+    int fd = g_file_open_tmp("kvm-model-XXXXXX.log", &log, NULL);
+
+    g_assert(g_file_test(abs, G_FILE_TEST_EXISTS));
+    g_assert(fd >= 0);
+    close(fd);
+    g_setenv("LD_PRELOAD", abs, true);
+    g_setenv("KVM_MODEL_LOG", log, true);
+    g_setenv("KVM_MODEL_KERNEL", kernel, true);
+    g_setenv("KVM_MODEL_SCRIPT0", script0 ?: "", true);
+    g_setenv("KVM_MODEL_SCRIPT1", script1 ?: "", true);
+    return log;
+}
+
+/* After QEMU started: the test's own children run without the model. */
+static void model_unset(void)
+{
+    g_unsetenv("LD_PRELOAD");
+}
+
+static char *model_log(const char *log)
+{
+    char *text = NULL;
+
+    g_assert(g_file_get_contents(log, &text, NULL, NULL));
+    return text;
+}
+
+/* The model's log into the test's, a line each (for failures). */
+static void model_log_print(const char *text)
+{
+    g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+
+    for (char **l = lines; *l; l++) {
+        g_test_message("model: %s", *l);
+    }
+}
+
+/* Waits, bounded, for @needle in the model's log; returns the log. */
+static char *model_wait_log(const char *log, const char *needle)
+{
+    gint64 end = g_get_monotonic_time() + 60 * G_TIME_SPAN_SECOND;
+
+    for (;;) {
+        char *text = model_log(log);
+
+        if (strstr(text, needle)) {
+            return text;
+        }
+        if (g_get_monotonic_time() > end) {
+            model_log_print(text);
+            g_assert_not_reached();
+        }
+        g_free(text);
+        g_usleep(10 * 1000);
+    }
+}
+
+/* @first comes before @then in @text, and both are there. */
+static void assert_in_order(const char *text, const char *first,
+                            const char *then)
+{
+    const char *a = strstr(text, first);
+    const char *b = a ? strstr(a + strlen(first), then) : NULL;
+
+    if (!a || !b) {
+        model_log_print(text);
+    }
+    g_assert_nonnull(a);
+    g_assert_nonnull(b);
+}
+
+/* The model saw nothing the kernel would refuse. */
+static void assert_no_violation(const char *text)
+{
+    if (strstr(text, "VIOLATION")) {
+        model_log_print(text);
+    }
+    g_assert_null(strstr(text, "VIOLATION"));
+    g_assert_nonnull(strstr(text, " violations=0\n"));
+}
+
+static bool plane_vcpu_match(QDict *ev, const void *opaque)
+{
+    QDict *data = qdict_get_qdict(ev, "data");
+
+    return qdict_get_int(data, "plane") == 0 &&
+           qdict_get_int(data, "cpu-index") == 0;
+}
+
+static bool shutdown_match(QDict *ev, const void *reason)
+{
+    return !strcmp(qdict_get_str(qdict_get_qdict(ev, "data"), "reason"),
+                   reason);
+}
+
+static QDict *query_plane(QTestState *qts, GList **events, int id)
+{
+    QDict *resp = qmp_collect(qts, events,
+                              "{ 'execute': 'query-planes' }");
+    QList *planes = qdict_get_qlist(resp, "return");
+    QDict *plane = qobject_to(QDict, qlist_peek(planes));
+
+    for (int i = 0; i < id; i++) {
+        QObject *o = qlist_pop(planes);
+
+        qobject_unref(o);
+        plane = qobject_to(QDict, qlist_peek(planes));
+    }
+    qobject_ref(plane);
+    qobject_unref(resp);
+    return plane;
+}
+
+static int64_t cpu0_thread_id(QTestState *qts, GList **events)
+{
+    QDict *resp = qmp_collect(qts, events,
+                              "{ 'execute': 'query-cpus-fast' }");
+    QDict *cpu0 = qobject_to(QDict,
+                             qlist_peek(qdict_get_qlist(resp, "return")));
+    int64_t tid = qdict_get_int(cpu0, "thread-id");
+
+    qobject_unref(resp);
+    return tid;
+}
+
+/*
+ * The seed kernel's model, the whole way: a VTL call before ACTIVATE, and
+ * CONFIG and ACTIVATE, exit to QEMU and get the dispatcher's answers;
+ * ACTIVATE makes plane 1's vCPU on vCPU 0's thread and loads the boot
+ * state, which the model checks when it "enters" plane 1 at the next VTL
+ * call; a call from vCPU 1 (no plane-1 vCPU there) gets -95; stop and
+ * cont; a memory fault is a plane-violation stop; a reset after ACTIVATE
+ * powers the VM off.
+ */
+static void test_model_seed(void)
+{
+    g_autofree char *log = model_setup("seed",
+                                       "vtlcall,config,activate,vtlcall,"
+                                       "await-go,fault",
+                                       "await-plane1,vtlcall");
+    g_autofree char *go = g_strconcat(log, ".go", NULL);
+    g_autofree char *text = NULL;
+    g_autofree char *hmp = NULL;
+    GList *events = NULL;
+    QTestState *qts;
+    QDict *plane, *resp, *ev, *vcpu0;
+
+    g_setenv("KVM_MODEL_GO", go, true);
+    qts = qtest_init("-accel kvm -machine q35,planes=2 -smp 2 -m 512M "
+                     "-nodefaults");
+    model_unset();
+    g_free(model_wait_log(log, "vcpu 0 hc 15 handled in the kernel"));
+    g_free(model_wait_log(log, "vcpu 1 hc 15 ret"));
+
+    plane = query_plane(qts, &events, 1);
+    g_assert_cmpstr(qdict_get_str(plane, "state"), ==, "active");
+    g_assert_cmpstr(qdict_get_str(plane, "switched-by"), ==, "host-kernel");
+    g_assert_cmphex(qdict_get_int(plane, "region-base"), ==, 0x10000000);
+    g_assert_cmphex(qdict_get_int(plane, "region-size"), ==, 0x4000000);
+    g_assert_cmphex(qdict_get_int(plane, "entry-point"), ==, 0x10001000);
+    vcpu0 = qobject_to(QDict, qlist_peek(qdict_get_qlist(plane, "vcpus")));
+    g_assert_false(qdict_get_bool(vcpu0, "current"));
+    /* plane 1 runs on vCPU 0's own thread, inside its KVM_RUN */
+    g_assert_cmpint(qdict_get_int(vcpu0, "thread-id"), ==,
+                    cpu0_thread_id(qts, &events));
+    qobject_unref(plane);
+    hmp = qtest_hmp(qts, "info planes");
+    g_assert_nonnull(strstr(hmp, "The host kernel switches planes"));
+
+    /* stopped, plane 0 goes nowhere; after cont it runs into the fault */
+    resp = qmp_collect(qts, &events, "{ 'execute': 'stop' }");
+    g_assert(qdict_haskey(resp, "return"));
+    qobject_unref(resp);
+    qmp_wait_event(qts, &events, "STOP", NULL, NULL);
+    g_assert(g_file_set_contents(go, "", 0, NULL));
+    resp = qmp_collect(qts, &events, "{ 'execute': 'query-status' }");
+    g_assert_cmpstr(qdict_get_str(qdict_get_qdict(resp, "return"),
+                                  "status"), ==, "paused");
+    qobject_unref(resp);
+    text = model_log(log);
+    g_assert_null(strstr(text, "vcpu 0 step fault"));
+    g_clear_pointer(&text, g_free);
+    resp = qmp_collect(qts, &events, "{ 'execute': 'cont' }");
+    g_assert(qdict_haskey(resp, "return"));
+    qobject_unref(resp);
+    ev = qmp_wait_event(qts, &events, "PLANE_MEMORY_VIOLATION",
+                        plane_vcpu_match, NULL);
+    g_assert_cmphex(qdict_get_int(qdict_get_qdict(ev, "data"), "gpa"), ==,
+                    0x10000000);
+    g_assert_cmpstr(qdict_get_str(qdict_get_qdict(ev, "data"), "access"),
+                    ==, "unknown");
+    g_assert_cmpint(qmp_count_events(events, "RESUME"), ==, 1);
+    qmp_wait_event(qts, &events, "STOP", NULL, NULL);
+    g_assert_cmpint(qmp_count_events(events, "STOP"), ==, 2);
+    resp = qmp_collect(qts, &events, "{ 'execute': 'query-status' }");
+    g_assert_cmpstr(qdict_get_str(qdict_get_qdict(resp, "return"),
+                                  "status"), ==, "internal-error");
+    qobject_unref(resp);
+    plane = query_plane(qts, &events, 0);
+    g_assert_cmpuint(qdict_get_int(plane, "memory-violations"), ==, 1);
+    qobject_unref(plane);
+
+    /* the kernel keeps plane 1 through a reset: the VM powers off */
+    resp = qmp_collect(qts, &events, "{ 'execute': 'system_reset' }");
+    g_assert(qdict_haskey(resp, "return"));
+    qobject_unref(resp);
+    qmp_free_events(&events);
+    /* QEMU is on its way out: read, but send nothing more */
+    ev = qtest_qmp_eventwait_ref(qts, "SHUTDOWN");
+    g_assert(shutdown_match(ev, "host-error"));
+    qobject_unref(ev);
+    qtest_wait_qemu(qts);
+    qtest_quit(qts);
+
+    text = model_log(log);
+    assert_in_order(text, "vcpu 0 hc 15 ret -95\n", "vcpu 0 hc 13 ret 0\n");
+    assert_in_order(text, "vcpu 0 hc 13 ret 0\n",
+                    "vcpu plane=1 id=0 fd=");
+    assert_in_order(text, "vcpu plane=1 id=0 fd=", "vcpu 0 hc 14 ret 0\n");
+    assert_in_order(text, "vcpu 0 hc 14 ret 0\n", "plane1 enter vcpu=0 ok ");
+    assert_in_order(text, "vcpu 0 hc 14 ret 0\n", "vcpu 1 hc 15 ret -95\n");
+    /* the hypercalls the kernel may pass on, and only those */
+    g_assert_nonnull(strstr(text, "exit-hypercalls 0xe000\n"));
+    g_assert_null(strstr(text, "vcpu plane=1 id=1"));
+    assert_no_violation(text);
+    g_unsetenv("KVM_MODEL_GO");
+    unlink(go);
+    unlink(log);
+}
+
+/*
+ * A reset before ACTIVATE is an ordinary one: plane 0 may CONFIG again
+ * from scratch; an isa-debug-exit ends QEMU as always.
+ */
+static void test_model_seed_reset(void)
+{
+    g_autofree char *log = model_setup("seed", "config,reset,config,"
+                                       "activate,exit", NULL);
+    g_autofree char *out = NULL, *err = NULL, *text = NULL;
+    int rc = run_qemu("-accel kvm -machine q35,planes=2 -m 512M -nodefaults "
+                      "-display none -device isa-debug-exit,iobase=0xf4,"
+                      "iosize=0x04", &out, &err);
+
+    model_unset();
+    text = model_log(log);
+    g_assert_cmpint(rc, ==, 1);     /* isa-debug-exit with value 0 */
+    assert_in_order(text, "vcpu 0 hc 13 ret 0\n", "vcpu 0 reset 1\n");
+    assert_in_order(text, "vcpu 0 reset 1\n", "vcpu 0 hc 13 ret 0\n");
+    assert_in_order(text, "vcpu 0 reset 1\n", "vcpu 0 hc 14 ret 0\n");
+    assert_no_violation(text);
+    unlink(log);
+}
+
+/* One line and exit code 1 before any vCPU runs, for @kernel. */
+static void model_refusal(const char *kernel, const char *args,
+                          const char *want)
+{
+    g_autofree char *log = model_setup(kernel, "exit", NULL);
+    g_autofree char *out = NULL, *err = NULL, *text = NULL;
+    int rc = run_qemu(args, &out, &err);
+
+    model_unset();
+    text = model_log(log);
+    g_assert_cmpstr(err, ==, want);
+    g_assert_cmpint(rc, ==, 1);
+    g_assert_null(strstr(text, "vcpu 0 step"));
+    unlink(log);
+}
+
+static void test_model_rfc_refused(void)
+{
+    model_refusal("rfc", "-accel kvm -machine q35,planes=2 -nodefaults "
+                  "-display none",
+                  "qemu-system-x86_64: -machine planes=2: this host's KVM "
+                  "leaves plane switching to userspace "
+                  "(KVM_CREATE_VCPU_PLANE on plane fds, the RFC family's "
+                  "model); this QEMU drives only kernels that switch planes "
+                  "themselves (the VBS-on-KVM series)\n");
+}
+
+/* A kernel without planes, on any host: today's refusal, to the byte. */
+static void test_model_stock_refused(void)
+{
+    model_refusal("stock", "-accel kvm -machine q35,planes=2 -nodefaults "
+                  "-display none",
+                  "qemu-system-x86_64: -machine planes=2: this host's KVM "
+                  "does not support planes (KVM_CAP_PLANES is 0); use "
+                  "-accel tcg, or a kernel with VM planes\n");
+}
+
+/* What the kernel-switched model cannot honour is refused up front. */
+static void test_model_device_refused(void)
+{
+    model_refusal("seed", "-accel kvm -machine q35,planes=2 -nodefaults "
+                  "-display none -chardev null,id=c -device isa-serial,"
+                  "chardev=c,iobase=0x2f8,irq=3,plane=1",
+                  "qemu-system-x86_64: -device isa-serial,chardev=c,"
+                  "iobase=0x2f8,irq=3,plane=1: plane=1: the host kernel "
+                  "switches planes under this accelerator and does not say "
+                  "which plane an I/O exit comes from, so devices stay "
+                  "plane 0's; use -accel tcg for devices of plane 1\n");
+}
+
+static void test_model_fault_policy_refused(void)
+{
+    model_refusal("seed", "-accel kvm -machine q35,planes=2,"
+                  "plane-violation=fault -nodefaults -display none",
+                  "qemu-system-x86_64: -machine plane-violation=fault: under "
+                  "KVM the kernel reports a violation without the linear "
+                  "address a #PF needs; use plane-violation=stop, or -accel "
+                  "tcg\n");
+}
+
+/* planes=1 on a planes kernel is stock KVM: no plane, no exit asked for. */
+static void test_model_planes1_stock(void)
+{
+    g_autofree char *log = model_setup("seed", "exit", NULL);
+    g_autofree char *out = NULL, *err = NULL, *text = NULL;
+    int rc = run_qemu("-accel kvm -machine q35 -m 256M -nodefaults "
+                      "-display none -device isa-debug-exit,iobase=0xf4,"
+                      "iosize=0x04", &out, &err);
+
+    model_unset();
+    text = model_log(log);
+    g_assert_cmpint(rc, ==, 1);
+    g_assert_nonnull(strstr(text, "vcpu 0 step exit\n"));
+    g_assert_null(strstr(text, "plane 1 fd="));
+    g_assert_null(strstr(text, "exit-hypercalls"));
+    g_assert_null(strstr(text, "probe"));
+    assert_no_violation(text);
+    unlink(log);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
+    qtest_add_func("/planes/kvm/model/seed", test_model_seed);
+    qtest_add_func("/planes/kvm/model/seed-reset-before-activate",
+                   test_model_seed_reset);
+    qtest_add_func("/planes/kvm/model/rfc-refused", test_model_rfc_refused);
+    qtest_add_func("/planes/kvm/model/stock-refused",
+                   test_model_stock_refused);
+    qtest_add_func("/planes/kvm/model/plane-device-refused",
+                   test_model_device_refused);
+    qtest_add_func("/planes/kvm/model/violation-fault-refused",
+                   test_model_fault_policy_refused);
+    qtest_add_func("/planes/kvm/model/planes1-stock",
+                   test_model_planes1_stock);
     qtest_add_func("/planes/kvm/refused-without-cap", test_kvm_refusal);
     qtest_add_data_func("/planes/kvm/irqchip-on-refused", "on",
                         test_kvm_irqchip);
