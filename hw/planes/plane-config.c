@@ -12,6 +12,7 @@
 #include "qemu/main-loop.h"
 #include "qapi/error.h"
 #include "system/runstate.h"
+#include "migration/misc.h"
 #include "exec/address-spaces.h"
 #include "hw/core/cpu.h"
 #include "hw/planes/plane.h"
@@ -130,6 +131,17 @@ int64_t plane_hc_config(const PlaneCaller *c)
         return plane_hc_refuse(c, err, "%s", why);
     }
 
+    for (unsigned int i = 1; i < count; i++) {
+        /* A RAM block must not appear under a running migration's feet */
+        if (plane_region_placement(set, entries[i].load_offset,
+                                   entries[i].memory_size) ==
+                PLANE_REGION_OUTSIDE_RAM && migration_is_running()) {
+            return plane_hc_refuse(c, PLANES_KVM_EBUSY, "plane %u's region "
+                                   "needs fresh RAM while a migration runs",
+                                   i);
+        }
+    }
+
     /* Valid: from here on nothing can fail but host RAM allocation. */
     for (unsigned int i = 1; i < count; i++) {
         Plane *plane = set->planes[i];
@@ -194,6 +206,7 @@ static void plane_boot_sealed(CPUState *cpu, run_on_cpu_data seq)
 {
     PlaneSet *set = plane_set_get();
 
+    set->boot_queued = false;
     /* A reset or another ACTIVATE came first: that one boots, or none */
     if (seq.host_ulong == set->activate_seq) {
         plane_boot(set, 1);
@@ -210,12 +223,13 @@ static void plane_boot_sealed(CPUState *cpu, run_on_cpu_data seq)
  * counts as replaced now, so that no poller of that state runs on without
  * taking its queued work first.
  */
-static void plane_boot_after_seal(PlaneSet *set)
+void plane_boot_after_seal(PlaneSet *set)
 {
     unsigned int index = set->activate_index;
     CPUState *cpu = plane_cpu(set->planes[1], index);
 
     set->activate_seq++;
+    set->boot_queued = true;
     plane_note_state_replaced(set->planes[1], index);
     async_safe_run_on_cpu(cpu, plane_seal_barrier, RUN_ON_CPU_NULL);
     async_run_on_cpu(cpu, plane_boot_sealed,

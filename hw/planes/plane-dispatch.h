@@ -51,6 +51,13 @@ int64_t plane_hc_enable_vcpu(const PlaneCaller *c);
  */
 void plane_boot(PlaneSet *set, unsigned int id);
 
+/*
+ * Plane 1 boots on ACTIVATE's index once every vCPU has left the code it
+ * translated before the seal (deferred work; PlaneSet::boot_queued until
+ * it has run).
+ */
+void plane_boot_after_seal(PlaneSet *set);
+
 /* plane-vtl.c: the plane state's return of @c->index to its caller. */
 PlaneHcOutcome plane_return(const PlaneCaller *c, uint64_t *ret);
 

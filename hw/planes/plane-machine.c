@@ -23,6 +23,7 @@
 #include "hw/planes/plane-dma.h"
 #include "hw/planes/plane-device.h"
 #include "hw/planes/plane-memory.h"
+#include "hw/planes/plane-migration.h"
 #include "hw/planes/plane-ram.h"
 #include "hw/planes/plane-hypercall.h"
 #include "plane-internal.h"
@@ -375,15 +376,18 @@ bool machine_planes_init(MachineState *ms, Error **errp)
         }
     }
     plane_hypercalls_enabled = planes > 1;
-    if (planes > 1) {
-        /* Plane switches, regions and attributes are not in the stream */
+    if (planes > 1 && pac->host_switches_planes) {
+        /* The planes' vCPU states and views are the host kernel's */
         static Error *migration_blocker;
 
-        error_setg(&migration_blocker, "-machine planes=%u: migration of "
-                   "a VM with planes is not supported yet", planes);
+        error_setg(&migration_blocker, "-machine planes=%u: the host kernel "
+                   "holds the planes' vCPU states and memory views, which "
+                   "QEMU cannot save", planes);
         if (migrate_add_blocker(&migration_blocker, errp) < 0) {
             return false;
         }
+    } else if (planes > 1) {
+        plane_migration_init(set);
     }
     if (planes > 1) {
         plane_layout_init();

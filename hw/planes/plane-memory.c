@@ -255,6 +255,23 @@ const PlaneMemAttrRange *plane_mem_attrs_ranges(unsigned int target,
     return map ? map->ranges : NULL;
 }
 
+void plane_mem_attrs_restore(Plane *plane, const PlaneMemAttrRange *ranges,
+                             size_t nr)
+{
+    PlaneMemAttrMap *old = plane->mem_attrs, *map = NULL;
+
+    assert(bql_locked() && !plane->set->accel->apply_mem_attrs);
+    if (nr) {
+        map = g_malloc(sizeof(*map) + nr * sizeof(PlaneMemAttrRange));
+        map->nr = nr;
+        memcpy(map->ranges, ranges, nr * sizeof(PlaneMemAttrRange));
+    }
+    qatomic_rcu_set(&plane->mem_attrs, map);
+    if (old) {
+        g_free_rcu(old, rcu);
+    }
+}
+
 void plane_mem_attrs_clear(Plane *plane)
 {
     const PlaneAccelClass *accel = plane->set->accel;

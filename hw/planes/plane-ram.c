@@ -21,6 +21,7 @@
 #include "exec/address-spaces.h"
 #include "exec/memory.h"
 #include "exec/ramblock.h"
+#include "migration/blocker.h"
 #include "migration/vmstate.h"
 #include "hw/planes/plane.h"
 #include "hw/planes/plane-ram.h"
@@ -32,6 +33,12 @@ OBJECT_DECLARE_SIMPLE_TYPE(PlaneRam, PLANE_RAM)
 struct PlaneRam {
     Object parent_obj;
     MemoryRegion mr;
+    /*
+     * A destination has no such block before the RAM's pages arrive:
+     * fresh plane RAM does not migrate yet (regions carved from guest RAM
+     * do).
+     */
+    Error *migration_blocker;
 };
 
 static const TypeInfo plane_ram_info = {
@@ -84,6 +91,16 @@ bool plane_region_add_ram(Plane *plane)
         object_unref(OBJECT(ram));
         return false;
     }
+    error_setg(&ram->migration_blocker, "plane %u: migration of a plane "
+               "region outside guest RAM (0x%" PRIx64 "+0x%" PRIx64 ") is not "
+               "supported yet; carve the region from guest RAM", plane->id,
+               plane->region_base, plane->region_size);
+    if (migrate_add_blocker(&ram->migration_blocker, &err) < 0) {
+        warn_reportf_err(err, "plane %u: cannot add RAM for its region: ",
+                         plane->id);
+        object_unref(OBJECT(ram));
+        return false;
+    }
     object_property_add_child(OBJECT(plane), "region-ram", OBJECT(ram));
     object_unref(OBJECT(ram));
     vmstate_register_ram_global(&ram->mr);
@@ -106,6 +123,7 @@ void plane_region_remove_ram(Plane *plane)
     ram = PLANE_RAM(plane->region_ram);
     memory_region_del_subregion(get_system_memory(), &ram->mr);
     vmstate_unregister_ram(&ram->mr, NULL);
+    migrate_del_blocker(&ram->migration_blocker);
     /* Freed once no FlatView or access holds it (see the top). */
     object_unparent(plane->region_ram);
     plane->region_ram = NULL;

@@ -73,6 +73,14 @@ int plane_mem_attrs_set(PlaneSet *set, CPUState *caller, unsigned int target,
 const PlaneMemAttrRange *plane_mem_attrs_ranges(unsigned int target,
                                                 size_t *nr);
 
+/*
+ * plane_mem_attrs_restore: @plane's view becomes the @nr ranges of
+ * @ranges, a map in the form plane_attr_map_set() produces (incoming
+ * migration; backends that enforce attributes themselves only).
+ */
+void plane_mem_attrs_restore(Plane *plane, const PlaneMemAttrRange *ranges,
+                             size_t nr);
+
 /* Drops every attribute of @plane's view (system reset). */
 void plane_mem_attrs_clear(Plane *plane);
 

@@ -186,6 +186,7 @@ struct PlaneSet {
     uint64_t wait_seq;          /* last PlanePending::wait_seq handed out */
     /* ACTIVATE boots the planes on this index; plane 0 waits there. */
     bool activating;
+    bool boot_queued;           /* its deferred boot has not run yet */
     unsigned int activate_index;
     /* Counts ACTIVATEs and resets: a deferred boot of an older one is void */
     uint64_t activate_seq;

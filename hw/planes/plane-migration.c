@@ -1,0 +1,450 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * VM planes in the migration stream (savevm/loadvm, live migration).
+ *
+ * The plane >= 1 vCPU states are CPUs of their own and travel in their
+ * own "cpu" and "apic" sections, like every CPU.  What the planes core
+ * holds travels in one "vm-planes" section, registered only with planes >
+ * 1, so that a planes=1 stream is exactly stock QEMU's: per vCPU index
+ * the current plane and what is pending across a switch (a VTL call in
+ * progress resumes on the destination, neither lost nor made twice), per
+ * plane its state, region, boot record, counters, enabled vCPU states and
+ * memory view (the seal holds from the destination's first instruction),
+ * and CONFIG's record.
+ *
+ * Saved through a flat image (PlaneMigImage) with fixed-width fields that
+ * pre_save fills and post_load checks before anything of the live state
+ * changes: a stream from another planes configuration, or a corrupt one,
+ * fails the load with an error and leaves the destination as it was.
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/error-report.h"
+#include "qemu/main-loop.h"
+#include "migration/vmstate.h"
+#include "hw/planes/plane.h"
+#include "hw/planes/plane-attr-map.h"
+#include "hw/planes/plane-memory.h"
+#include "hw/planes/plane-migration.h"
+#include "hw/planes/plane-rules.h"
+#include "plane-dispatch.h"
+#include "plane-internal.h"
+#include "trace.h"
+
+/* Per vCPU index: who runs there, and what is pending across a switch */
+typedef struct PlaneMigPending {
+    uint32_t current;
+    uint32_t kind;
+    uint32_t caller;
+    uint32_t callee;
+    uint64_t calling_area;
+    uint64_t wait_seq;
+    bool call_after_park;
+} PlaneMigPending;
+
+typedef struct PlaneMigPlane {
+    uint32_t state;
+    uint32_t kernel_format;
+    uint32_t home;
+    bool busy;
+    uint64_t region_base;
+    uint64_t region_size;
+    uint64_t entry_point;
+    uint64_t memory_violations;
+    uint64_t device_accesses_dropped;
+    uint8_t cmdline[PLANE_CONFIG_CMDLINE_LEN];
+    bool has_cmdline;
+    uint32_t nr_vcpus;
+    uint8_t *vcpu_enabled;      /* per index: bit 0 enabled, bit 1 fresh */
+    int32_t nr_ranges;
+    PlaneMemAttrRange *ranges;
+} PlaneMigPlane;
+
+typedef struct PlaneMigImage {
+    int32_t nr_planes;
+    int32_t nr_vcpus;
+    PlaneMigPending *pending;
+    PlaneMigPlane *planes;
+    unsigned int planes_allocated;      /* whatever the stream says */
+    uint64_t wait_seq;
+    bool activating;
+    bool boot_queued;
+    uint32_t activate_index;
+    bool configured;
+    uint64_t config_gpa;
+    uint32_t config_count;
+    bool violation_stopped;
+} PlaneMigImage;
+
+static PlaneMigImage plane_mig;
+
+static void plane_mig_image_free(PlaneMigImage *img)
+{
+    for (unsigned int p = 0; img->planes && p < img->planes_allocated; p++) {
+        g_free(img->planes[p].vcpu_enabled);
+        g_free(img->planes[p].ranges);
+    }
+    g_clear_pointer(&img->planes, g_free);
+    g_clear_pointer(&img->pending, g_free);
+}
+
+static void plane_mig_save_plane(Plane *plane, PlaneMigPlane *mp)
+{
+    unsigned int nr_vcpus = plane->set->nr_vcpus;
+    size_t nr;
+    const PlaneMemAttrRange *ranges = plane_mem_attrs_ranges(plane->id, &nr);
+
+    mp->state = plane->state;
+    mp->kernel_format = plane->kernel_format;
+    mp->home = plane->home;
+    mp->busy = plane->busy;
+    mp->region_base = plane->region_base;
+    mp->region_size = plane->region_size;
+    mp->entry_point = plane->entry_point;
+    mp->memory_violations = qatomic_read(&plane->memory_violations);
+    mp->device_accesses_dropped =
+        qatomic_read(&plane->device_accesses_dropped);
+    memset(mp->cmdline, 0, sizeof(mp->cmdline));
+    mp->has_cmdline = plane->boot_cmdline;
+    if (plane->boot_cmdline) {
+        g_strlcpy((char *)mp->cmdline, plane->boot_cmdline,
+                  sizeof(mp->cmdline));
+    }
+    mp->nr_vcpus = nr_vcpus;
+    mp->vcpu_enabled = g_new0(uint8_t, nr_vcpus);
+    for (unsigned int i = 0; plane->vcpus && i < nr_vcpus; i++) {
+        mp->vcpu_enabled[i] = plane->vcpus[i]->enabled |
+                              plane->vcpus[i]->enabled_fresh << 1;
+    }
+    mp->nr_ranges = nr;
+    mp->ranges = g_memdup2(ranges, nr * sizeof(PlaneMemAttrRange));
+}
+
+static int plane_mig_pre_save(void *opaque)
+{
+    PlaneMigImage *img = opaque;
+    PlaneSet *set = plane_set_get();
+
+    plane_mig_image_free(img);
+    img->nr_planes = set->nr_planes;
+    img->nr_vcpus = set->nr_vcpus;
+    img->pending = g_new0(PlaneMigPending, set->nr_vcpus);
+    for (unsigned int i = 0; i < set->nr_vcpus; i++) {
+        const PlanePending *pp = &set->pending[i];
+
+        img->pending[i] = (PlaneMigPending) {
+            .current = qatomic_read(&set->current_plane[i]),
+            .kind = pp->kind, .caller = pp->caller, .callee = pp->callee,
+            .calling_area = pp->calling_area, .wait_seq = pp->wait_seq,
+            .call_after_park = pp->call_after_park,
+        };
+    }
+    img->planes = g_new0(PlaneMigPlane, set->nr_planes);
+    img->planes_allocated = set->nr_planes;
+    for (unsigned int p = 0; p < set->nr_planes; p++) {
+        plane_mig_save_plane(set->planes[p], &img->planes[p]);
+    }
+    img->wait_seq = set->wait_seq;
+    img->activating = set->activating;
+    img->boot_queued = set->boot_queued;
+    img->activate_index = set->activate_index;
+    img->configured = set->configured;
+    img->config_gpa = set->config_gpa;
+    img->config_count = set->config_count;
+    img->violation_stopped = set->violation_stopped;
+    trace_plane_migration_save(set->nr_planes, set->nr_vcpus);
+    return 0;
+}
+
+static int plane_mig_post_save(void *opaque)
+{
+    plane_mig_image_free(opaque);
+    return 0;
+}
+
+/* The stream's planes configuration is this QEMU's (before any array). */
+static bool plane_mig_same_shape(void *opaque, int version_id)
+{
+    PlaneMigImage *img = opaque;
+    PlaneSet *set = plane_set_get();
+
+    if (img->nr_planes != set->nr_planes || img->nr_vcpus != set->nr_vcpus) {
+        error_report("planes: the incoming VM has %u planes on %u vCPUs; "
+                     "this QEMU was started with -machine planes=%u and %u "
+                     "vCPUs", img->nr_planes, img->nr_vcpus, set->nr_planes,
+                     set->nr_vcpus);
+        return false;
+    }
+    return true;
+}
+
+static bool plane_mig_plane_valid(PlaneSet *set, unsigned int id,
+                                  const PlaneMigPlane *mp, const char **why)
+{
+    if (mp->state >= PLANE_STATE__MAX) {
+        *why = "state";
+    } else if (mp->home >= set->nr_vcpus) {
+        *why = "home vCPU index";
+    } else if (mp->nr_vcpus != set->nr_vcpus) {
+        *why = "vCPU count";
+    } else if (mp->nr_ranges < 0 ||
+               mp->nr_ranges > PLANE_MEM_ATTR_MAX_RANGES) {
+        *why = "attribute map size";
+    } else if (mp->region_size &&
+               mp->region_base + mp->region_size < mp->region_base) {
+        *why = "region";
+    } else if (memchr(mp->cmdline, 0, sizeof(mp->cmdline)) == NULL) {
+        *why = "command line";
+    } else if (id == 0 && (mp->region_size || mp->has_cmdline)) {
+        *why = "plane 0 record";
+    } else {
+        *why = NULL;
+    }
+    for (int32_t r = 0; !*why && r < mp->nr_ranges; r++) {
+        const PlaneMemAttrRange *range = &mp->ranges[r];
+
+        /* the one form plane_attr_map_set() makes: sorted, merged */
+        if (range->start >= range->end || !range->attrs ||
+            (range->attrs & ~PLANE_MEM_ATTR_DENY_ALL) ||
+            (r && range->start < mp->ranges[r - 1].end) ||
+            (r && range->start == mp->ranges[r - 1].end &&
+             range->attrs == mp->ranges[r - 1].attrs)) {
+            *why = "attribute map";
+        }
+    }
+    return !*why;
+}
+
+/* Every value of the image is one the core can hold; nothing changed yet */
+static bool plane_mig_image_valid(PlaneSet *set, const PlaneMigImage *img)
+{
+    const char *why = NULL;
+
+    for (unsigned int i = 0; i < set->nr_vcpus && !why; i++) {
+        const PlaneMigPending *pp = &img->pending[i];
+        uint32_t cur = pp->current & ~PLANE_WAITING;
+
+        if (cur >= set->nr_planes) {
+            why = "current plane";
+        } else if (pp->kind > PLANE_PENDING_WAITING ||
+                   pp->caller >= set->nr_planes ||
+                   pp->callee >= set->nr_planes) {
+            why = "pending record";
+        }
+    }
+    for (unsigned int p = 0; p < set->nr_planes && !why; p++) {
+        if (!plane_mig_plane_valid(set, p, &img->planes[p], &why)) {
+            error_report("planes: the incoming plane %u has an invalid %s",
+                         p, why);
+            return false;
+        }
+    }
+    if (!why && (img->activate_index >= set->nr_vcpus ||
+                 img->config_count > set->nr_planes)) {
+        why = "ACTIVATE or CONFIG record";
+    }
+    if (why) {
+        error_report("planes: the incoming VM has an invalid %s", why);
+        return false;
+    }
+    return true;
+}
+
+static void plane_mig_load_plane(Plane *plane, const PlaneMigPlane *mp)
+{
+    plane->state = mp->state;
+    plane->kernel_format = mp->kernel_format;
+    plane->home = mp->home;
+    plane->busy = mp->busy;
+    plane->region_base = mp->region_base;
+    plane->region_size = mp->region_size;
+    plane->entry_point = mp->entry_point;
+    qatomic_set(&plane->memory_violations, mp->memory_violations);
+    qatomic_set(&plane->device_accesses_dropped,
+                mp->device_accesses_dropped);
+    g_free(plane->boot_cmdline);
+    plane->boot_cmdline = mp->has_cmdline ?
+                          g_strdup((const char *)mp->cmdline) : NULL;
+    for (unsigned int i = 0; plane->vcpus && i < mp->nr_vcpus; i++) {
+        plane->vcpus[i]->enabled = mp->vcpu_enabled[i] & 1;
+        plane->vcpus[i]->enabled_fresh = mp->vcpu_enabled[i] & 2;
+    }
+    /* The CPUs' own post_load flushes their TLBs: no stale translation. */
+    plane_mem_attrs_restore(plane, mp->ranges, mp->nr_ranges);
+}
+
+static int plane_mig_post_load(void *opaque, int version_id)
+{
+    PlaneMigImage *img = opaque;
+    PlaneSet *set = plane_set_get();
+    int ret = -EINVAL;
+
+    assert(bql_locked());
+    if (!plane_mig_image_valid(set, img)) {
+        goto out;
+    }
+    for (unsigned int i = 0; i < set->nr_vcpus; i++) {
+        const PlaneMigPending *pp = &img->pending[i];
+
+        qatomic_set(&set->current_plane[i], pp->current);
+        set->pending[i] = (PlanePending) {
+            .kind = pp->kind, .caller = pp->caller, .callee = pp->callee,
+            .calling_area = pp->calling_area, .wait_seq = pp->wait_seq,
+            .call_after_park = pp->call_after_park,
+        };
+        set->call_area_ok[i].valid = false;
+    }
+    for (unsigned int p = 0; p < set->nr_planes; p++) {
+        plane_mig_load_plane(set->planes[p], &img->planes[p]);
+    }
+    for (unsigned int s = 0; s < set->nr_planes * set->nr_vcpus; s++) {
+        set->switch_poll[s] = (PlaneSwitchPoll) { .host_cpu = -1 };
+    }
+    set->wait_seq = img->wait_seq;
+    set->activating = img->activating;
+    set->activate_index = img->activate_index;
+    set->configured = img->configured;
+    set->config_gpa = img->config_gpa;
+    set->config_count = img->config_count;
+    set->violation_stopped = img->violation_stopped;
+    plane_layout_changed();
+    /* ACTIVATE's deferred boot had not run on the source: it runs here */
+    set->boot_queued = false;
+    if (img->boot_queued) {
+        plane_boot_after_seal(set);
+    }
+    trace_plane_migration_load(set->nr_planes, set->nr_vcpus,
+                               img->boot_queued);
+    ret = 0;
+out:
+    plane_mig_image_free(img);
+    return ret;
+}
+
+static const VMStateDescription vmstate_plane_mig_pending = {
+    .name = "vm-planes/index",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(current, PlaneMigPending),
+        VMSTATE_UINT32(kind, PlaneMigPending),
+        VMSTATE_UINT32(caller, PlaneMigPending),
+        VMSTATE_UINT32(callee, PlaneMigPending),
+        VMSTATE_UINT64(calling_area, PlaneMigPending),
+        VMSTATE_UINT64(wait_seq, PlaneMigPending),
+        VMSTATE_BOOL(call_after_park, PlaneMigPending),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static const VMStateDescription vmstate_plane_mig_range = {
+    .name = "vm-planes/attr-range",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(start, PlaneMemAttrRange),
+        VMSTATE_UINT64(end, PlaneMemAttrRange),
+        VMSTATE_UINT32(attrs, PlaneMemAttrRange),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+/* The counts the stream gives, before the arrays they size are read. */
+static bool plane_mig_plane_counts(void *opaque, int version_id)
+{
+    PlaneMigPlane *mp = opaque;
+
+    if (mp->nr_vcpus != plane_mig.nr_vcpus || mp->nr_ranges < 0 ||
+        mp->nr_ranges > PLANE_MEM_ATTR_MAX_RANGES) {
+        error_report("planes: the incoming stream has %u vCPU states and "
+                     "%d attribute ranges in a plane (%d and at most %u "
+                     "here)", mp->nr_vcpus, mp->nr_ranges,
+                     plane_mig.nr_vcpus, PLANE_MEM_ATTR_MAX_RANGES);
+        return false;
+    }
+    return true;
+}
+
+static const VMStateDescription vmstate_plane_mig_plane = {
+    .name = "vm-planes/plane",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(state, PlaneMigPlane),
+        VMSTATE_UINT32(kernel_format, PlaneMigPlane),
+        VMSTATE_UINT32(home, PlaneMigPlane),
+        VMSTATE_BOOL(busy, PlaneMigPlane),
+        VMSTATE_UINT64(region_base, PlaneMigPlane),
+        VMSTATE_UINT64(region_size, PlaneMigPlane),
+        VMSTATE_UINT64(entry_point, PlaneMigPlane),
+        VMSTATE_UINT64(memory_violations, PlaneMigPlane),
+        VMSTATE_UINT64(device_accesses_dropped, PlaneMigPlane),
+        VMSTATE_BOOL(has_cmdline, PlaneMigPlane),
+        VMSTATE_UINT8_ARRAY(cmdline, PlaneMigPlane,
+                            PLANE_CONFIG_CMDLINE_LEN),
+        VMSTATE_UINT32(nr_vcpus, PlaneMigPlane),
+        VMSTATE_INT32(nr_ranges, PlaneMigPlane),
+        VMSTATE_VALIDATE("plane counts", plane_mig_plane_counts),
+        VMSTATE_VBUFFER_ALLOC_UINT32(vcpu_enabled, PlaneMigPlane, 1, NULL,
+                                     nr_vcpus),
+        VMSTATE_STRUCT_VARRAY_ALLOC(ranges, PlaneMigPlane, nr_ranges, 1,
+                                    vmstate_plane_mig_range,
+                                    PlaneMemAttrRange),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+/*
+ * The arrays the stream fills, zeroed (a nested array of no elements
+ * stays NULL), sized by this QEMU: the stream's counts must match before
+ * they are read (plane_mig_same_shape()).
+ */
+static int plane_mig_pre_load(void *opaque)
+{
+    PlaneMigImage *img = opaque;
+    PlaneSet *set = plane_set_get();
+
+    plane_mig_image_free(img);
+    img->pending = g_new0(PlaneMigPending, set->nr_vcpus);
+    img->planes = g_new0(PlaneMigPlane, set->nr_planes);
+    img->planes_allocated = set->nr_planes;
+    return 0;
+}
+
+static const VMStateDescription vmstate_vm_planes = {
+    .name = "vm-planes",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .pre_save = plane_mig_pre_save,
+    .post_save = plane_mig_post_save,
+    .pre_load = plane_mig_pre_load,
+    .post_load = plane_mig_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_INT32(nr_planes, PlaneMigImage),
+        VMSTATE_INT32(nr_vcpus, PlaneMigImage),
+        VMSTATE_VALIDATE("planes configuration", plane_mig_same_shape),
+        VMSTATE_STRUCT_VARRAY_POINTER_INT32(pending, PlaneMigImage,
+                                            nr_vcpus,
+                                            vmstate_plane_mig_pending,
+                                            PlaneMigPending),
+        VMSTATE_STRUCT_VARRAY_POINTER_INT32(planes, PlaneMigImage, nr_planes,
+                                            vmstate_plane_mig_plane,
+                                            PlaneMigPlane),
+        VMSTATE_UINT64(wait_seq, PlaneMigImage),
+        VMSTATE_BOOL(activating, PlaneMigImage),
+        VMSTATE_BOOL(boot_queued, PlaneMigImage),
+        VMSTATE_UINT32(activate_index, PlaneMigImage),
+        VMSTATE_BOOL(configured, PlaneMigImage),
+        VMSTATE_UINT64(config_gpa, PlaneMigImage),
+        VMSTATE_UINT32(config_count, PlaneMigImage),
+        VMSTATE_BOOL(violation_stopped, PlaneMigImage),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+void plane_migration_init(PlaneSet *set)
+{
+    assert(set->nr_planes > 1);
+    vmstate_register(NULL, 0, &vmstate_vm_planes, &plane_mig);
+}
