@@ -14,9 +14,11 @@ need_pkgs=(build-essential git pkg-config ninja-build flex bison python3-venv
            gnuplot-nox
            linux-image-amd64 linux-headers-amd64 busybox-static cpio bc
            libelf-dev kmod patch)
-# linux-source-6.12: the plane-1 kernel of the real-Linux test (check-linux)
-need_bpo=(meson python3-pycotap qemu-system-x86 libvirt-daemon-system
-          libvirt-clients linux-source-6.12)
+# linux-source-6.12: the plane-1 kernel of the real-Linux test (check-linux);
+# qemu-system-x86 and qemu-utils: stock QEMU 10.0 for the bench and the
+# planes=1 migration test, qemu-img for the savevm test's disk
+need_bpo=(meson python3-pycotap qemu-system-x86 qemu-utils
+          libvirt-daemon-system libvirt-clients linux-source-6.12)
 # clang with libFuzzer: the guest-input fuzzers (make fuzz, check-fuzz)
 need_pkgs+=(clang libclang-rt-14-dev)
 

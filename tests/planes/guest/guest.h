@@ -89,6 +89,7 @@ struct enable_block {
 #define VTL_TEST_CHIPSET    0x7f0b      /* test-only: program plane 0's chipset */
 #define VTL_TEST_IRQ_SETUP  0x7f0c      /* test-only: COM2 interrupts plane 1 */
 #define VTL_TEST_IRQ_TAKE   0x7f0d      /* test-only: take what is pending */
+#define VTL_TEST_ECHO_COUNT 0x7f0e      /* test-only: ECHO calls served */
 
 static inline void outb(u16 port, u8 v)
 {

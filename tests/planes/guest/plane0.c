@@ -325,6 +325,7 @@ static s64 config_hidden_array(void);
 static s64 stale_tlb_at_activate(void);
 static s64 plane1_hc(u64 nr, u64 a0, u64 a1, u64 a2, u64 a3);
 static void storm_run(int cpu);
+static void migrate_run(int cpu);
 
 /* Each refused call: its RAX, then proof that the VM is still fine. */
 static void test_negative(const char *name)
@@ -588,6 +589,8 @@ void ap_main(void)
             ap_errors = vtl_call(CA1, VTL_TEST_SPIN, &spin, 8) != 0;
         } else if (ap_mode == 3) {
             storm_run(1);
+        } else if (ap_mode == 4) {
+            migrate_run(1);
         } else {
             ap_errors = echo_loop(CA1, 0x55, ap_calls);
         }
@@ -1994,6 +1997,66 @@ static void test_storm(void)
     }
 }
 
+/*
+ * Migration (test=migrate): both vCPUs make ECHO calls, each answer
+ * checked, until the test writes a non-zero u64 at MIGRATE_STOP (after
+ * its savevm/loadvm or migrations); then plane 1 says how many ECHO calls
+ * it served (each exactly once: none lost, none made twice), and plane 0
+ * probes the sealed region (-machine plane-violation=fault).
+ */
+#define MIGRATE_STOP 0x6000
+static volatile u64 mig_rounds[2], mig_wrong[2];
+
+static void migrate_run(int cpu)
+{
+    struct calling_area *ca = cpu ? CA1 : CA0;
+
+    for (u32 i = 1; !*(volatile u64 *)MIGRATE_STOP; i++) {
+        mig_wrong[cpu] += !echo_ok(ca, (u32)(cpu + 1) << 28 |
+                                       (i & 0x0fffffff));
+        mig_rounds[cpu]++;
+        if (!cpu && !(i % 5000)) {
+            printf("P0: migrate rounds %u %u wrong %u\n", mig_rounds[0],
+                   mig_rounds[1], mig_wrong[0] + mig_wrong[1]);
+        }
+    }
+}
+
+static void test_migrate(void)
+{
+    u64 served = 0;
+    s64 check, trap;
+    u8 v;
+
+    *(volatile u64 *)MIGRATE_STOP = 0;
+    if (!start_ap()) {
+        puts("P0: the AP did not start\n");
+        guest_exit(EXIT_FAIL);
+    }
+    vbs_boot();
+    puts("P0: migrate running\n");
+    ap_mode = 4;
+    ap_seq++;
+    migrate_run(0);
+    while (!ap_done) {
+        __asm__ volatile("pause");
+    }
+    if (vtl_call(CA0, VTL_TEST_ECHO_COUNT, NULL, 0) == 0 &&
+        vtl_status(CA0) == 0) {
+        served = *(u64 *)CA0->buffer;
+    }
+    check = vtl_call(CA0, VTL_TEST_CHECK, NULL, 0) ?: vtl_status(CA0);
+    trap = try_read8(cfg[1].load_offset, &v) - 1;
+    printf("RESULT migrate calls=%u served=%u wrong=%u sealed-trap=%d "
+           "region=%s\n", mig_rounds[0] + mig_rounds[1], served,
+           mig_wrong[0] + mig_wrong[1], trap,
+           check == 0 ? "intact" : "changed");
+    if (mig_wrong[0] || mig_wrong[1] || trap != 14 || check ||
+        served != mig_rounds[0] + mig_rounds[1]) {
+        guest_exit(EXIT_FAIL);
+    }
+}
+
 void main(u32 start_info)
 {
     const struct hvm_start_info *si = (const void *)(u64)start_info;
@@ -2053,6 +2116,8 @@ void main(u32 start_info)
         test_no_planes();
     } else if (!strncmp(test, "storm", 5)) {
         test_storm();
+    } else if (!strncmp(test, "migrate", 7)) {
+        test_migrate();
     } else {
         char name[64];
 

@@ -268,6 +268,7 @@ static s64 enable_vcpu(u64 index, struct enable_block *b)
 static s32 p1_serve(struct calling_area *ca)
 {
     static struct enable_block block;
+    static u64 echo_count;
     u64 *a = (u64 *)ca->buffer;
 
     ca->resp_size = 0;
@@ -277,9 +278,15 @@ static s32 p1_serve(struct calling_area *ca)
     case VTL_ECHO: {
         u32 v = *(u32 *)ca->buffer;
 
+        echo_count++;
         ca->resp_size = 4;
         return (s32)v;
     }
+    case VTL_TEST_ECHO_COUNT:
+        /* every call served once: a call lost or made twice shows here */
+        a[0] = echo_count;
+        ca->resp_size = 8;
+        return 0;
     case VTL_PROTECT_MEMORY:
         /* {u64 pfn, u64 count, u32 perms R 1 W 2 X 4}: plane 0's view */
         return (s32)set_mem_attrs(a[0] << 12, a[1] << 12, (u32)a[2]);

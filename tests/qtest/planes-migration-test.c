@@ -1,0 +1,274 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * VM planes across savevm/loadvm and live migration (TCG), with the
+ * freestanding guest pair: test=migrate makes ECHO calls from both vCPUs,
+ * checks every answer, and at the end has plane 1 count the calls it
+ * served (none lost, none made twice) and probes the sealed region.  And
+ * planes=1 streams against Debian's stock QEMU of the same version, both
+ * ways, where it is installed.
+ */
+
+#include "qemu/osdep.h"
+#include "libqtest.h"
+#include "qobject/qdict.h"
+#include "qobject/qlist.h"
+#include "planes-guest-lib.h"
+
+#define MIGRATE_STOP 0x6000     /* the guest's stop flag (plane0.c) */
+#define STOCK_QEMU "/usr/bin/qemu-system-x86_64"
+#define MACHINE "q35,planes=2,plane-violation=fault"
+
+/* A migration destination: the same guest, waiting on @uri, paused. */
+static void guest_incoming(GuestRun *run, const char *machine,
+                           const char *uri)
+{
+    g_autofree char *extra = g_strdup_printf("-S -incoming %s", uri);
+
+    guest_start_accel(run, "tcg", machine, "test=migrate", extra);
+}
+
+static char *migration_status(QTestState *qts)
+{
+    g_autoptr(QDict) resp = qtest_qmp(qts, "{ 'execute': 'query-migrate' }");
+    QDict *ret = qdict_get_qdict(resp, "return");
+
+    return g_strdup(qdict_haskey(ret, "status") ?
+                    qdict_get_str(ret, "status") : "none");
+}
+
+/* Waits, bounded, until @qts's migration is @want (or fails). */
+static void wait_migration(QTestState *qts, const char *want)
+{
+    gint64 end = g_get_monotonic_time() + 120 * G_TIME_SPAN_SECOND;
+
+    for (;;) {
+        g_autofree char *status = migration_status(qts);
+
+        if (!strcmp(status, want)) {
+            return;
+        }
+        if (!strcmp(status, "failed") || g_get_monotonic_time() > end) {
+            g_test_message("migration is '%s', not '%s'", status, want);
+            g_assert_not_reached();
+        }
+        g_usleep(20 * 1000);
+    }
+}
+
+/* What of query-planes must be the same after a load. */
+static char *planes_summary(QTestState *qts)
+{
+    GString *s = g_string_new("");
+
+    for (int id = 0; id < 2; id++) {
+        g_autoptr(QDict) p = query_plane(qts, id);
+
+        g_string_append_printf(s, "%d:%s:%" PRIx64 "+%" PRIx64 "@%" PRIx64
+                               ":ranges=%" PRId64 ";", id,
+                               qdict_get_str(p, "state"),
+                               qdict_get_int(p, "region-base"),
+                               qdict_get_int(p, "region-size"),
+                               qdict_get_int(p, "entry-point"),
+                               qdict_get_int(p, "memory-attr-ranges"));
+    }
+    return g_string_free(s, false);
+}
+
+/* Waits for a progress line past byte @from; returns the byte after it. */
+static size_t wait_progress(GuestRun *run, size_t from)
+{
+    static const char needle[] = "P0: migrate rounds ";
+    g_autofree char *text = guest_wait_serial_from(run, from, needle);
+
+    return from + (strstr(text, needle) - text) + strlen(needle);
+}
+
+/* Ends the guest's loop; its RESULT line, then its exit code (1: pass). */
+static void finish_guest(GuestRun *run)
+{
+    g_autofree char *text = NULL;
+
+    qtest_writeq(run->qts, MIGRATE_STOP, 1);
+    text = guest_wait_serial(run, "RESULT migrate ");
+    if (!strstr(text, " wrong=0 sealed-trap=14 region=intact\r\n")) {
+        g_test_message("%s", strstr(text, "RESULT migrate "));
+    }
+    g_assert_nonnull(strstr(text, " wrong=0 sealed-trap=14 "
+                                  "region=intact\r\n"));
+    qtest_set_expected_status(run->qts, 1);
+    qtest_wait_qemu(run->qts);
+    /* served == calls: the guest checked it, and exited 1 only then */
+    guest_finish(run);
+}
+
+/*
+ * savevm, more calls, loadvm: the snapshot's planes come back (the same
+ * states, region and view), VTL calls go on being answered, the region
+ * still faults for plane 0, and plane 1 served each call exactly once
+ * (its count was restored with its memory).
+ */
+static void test_savevm_loadvm(void)
+{
+    g_autofree char *disk = NULL;
+    g_autofree char *extra = NULL;
+    g_autofree char *saved = NULL, *loaded = NULL, *out = NULL;
+    g_autofree char *cmd = NULL;
+    GuestRun run;
+    size_t at;
+    int fd = g_file_open_tmp("planes-snap-XXXXXX.qcow2", &disk, NULL);
+
+    g_assert(fd >= 0);
+    close(fd);
+    cmd = g_strdup_printf("qemu-img create -q -f qcow2 %s 16M", disk);
+    if (!g_spawn_command_line_sync(cmd, NULL, NULL, NULL, NULL)) {
+        g_test_skip("qemu-img cannot be run (Debian's qemu-utils)");
+        unlink(disk);
+        return;
+    }
+    extra = g_strdup_printf("-drive file=%s,if=none,id=snap,format=qcow2",
+                            disk);
+    guest_start_accel(&run, "tcg", MACHINE, "test=migrate", extra);
+    at = wait_progress(&run, 0);
+    qtest_qmp_assert_success(run.qts, "{ 'execute': 'stop' }");
+    saved = planes_summary(run.qts);
+    g_assert_nonnull(strstr(saved, ";1:parked:") ?:
+                     strstr(saved, ";1:running:"));
+    out = qtest_hmp(run.qts, "savevm planes-snap");
+    g_assert_cmpstr(out, ==, "");
+    g_clear_pointer(&out, g_free);
+    qtest_qmp_assert_success(run.qts, "{ 'execute': 'cont' }");
+    at = wait_progress(&run, at);
+    qtest_qmp_assert_success(run.qts, "{ 'execute': 'stop' }");
+    out = qtest_hmp(run.qts, "loadvm planes-snap");
+    g_assert_cmpstr(out, ==, "");
+    loaded = planes_summary(run.qts);
+    g_assert_cmpstr(loaded, ==, saved);
+    qtest_qmp_assert_success(run.qts, "{ 'execute': 'cont' }");
+    wait_progress(&run, at);
+    finish_guest(&run);
+    unlink(disk);
+}
+
+/* Migrates, then compares the planes of both sides before going on. */
+static void migrate_to(GuestRun *src, GuestRun *dst, const char *uri)
+{
+    g_autofree char *left = NULL, *arrived = NULL;
+    g_autoptr(QDict) resp = NULL;
+
+    resp = qtest_qmp(src->qts, "{ 'execute': 'migrate', 'arguments': "
+                     "{ 'uri': %s } }", uri);
+    g_assert(qdict_haskey(resp, "return"));
+    wait_migration(src->qts, "completed");
+    wait_migration(dst->qts, "completed");
+    left = planes_summary(src->qts);
+    arrived = planes_summary(dst->qts);
+    g_assert_cmpstr(arrived, ==, left);
+    qtest_qmp_assert_success(dst->qts, "{ 'execute': 'cont' }");
+}
+
+/*
+ * Live, twice in a row, while both vCPUs make VTL calls: the guest goes
+ * on on each destination with every answer right and none lost or made
+ * twice; the planes arrive as they left.
+ */
+static void test_live(void)
+{
+    g_autofree char *sock = g_strdup_printf("unix:%s/planes-mig-%d.sock",
+                                            g_get_tmp_dir(), getpid());
+    GuestRun a, b, c;
+
+    guest_start_accel(&a, "tcg", MACHINE, "test=migrate", "");
+    wait_progress(&a, 0);
+    guest_incoming(&b, MACHINE, sock);
+    migrate_to(&a, &b, sock);
+    guest_finish(&a);
+    wait_progress(&b, 0);       /* the destination's own serial file */
+    guest_incoming(&c, MACHINE, sock);
+    migrate_to(&b, &c, sock);
+    guest_finish(&b);
+    wait_progress(&c, 0);
+    finish_guest(&c);
+}
+
+/*
+ * A destination with other planes refuses the stream with an error; the
+ * source runs on, its guest unharmed.
+ */
+static void test_planes_mismatch(void)
+{
+    g_autofree char *sock = g_strdup_printf("unix:%s/planes-mis-%d.sock",
+                                            g_get_tmp_dir(), getpid());
+    g_autoptr(QDict) resp = NULL;
+    GuestRun a, b;
+    size_t at;
+
+    guest_start_accel(&a, "tcg", MACHINE, "test=migrate", "");
+    at = wait_progress(&a, 0);
+    guest_incoming(&b, "q35,planes=3,plane-violation=fault", sock);
+    qtest_set_expected_status(b.qts, 1);
+    resp = qtest_qmp(a.qts, "{ 'execute': 'migrate', 'arguments': "
+                     "{ 'uri': %s } }", sock);
+    g_assert(qdict_haskey(resp, "return"));
+    qtest_wait_qemu(b.qts);
+    guest_finish(&b);
+    wait_migration(a.qts, "failed");
+    assert_status(a.qts, "running");
+    wait_progress(&a, at);
+    finish_guest(&a);
+}
+
+/* planes=1 is stock: a stream goes from the fork to stock QEMU and back. */
+static void test_planes1_stock(void)
+{
+    g_autofree char *sock = g_strdup_printf("unix:%s/planes-stock-%d.sock",
+                                            g_get_tmp_dir(), getpid());
+    g_autofree char *inc = g_strdup_printf("-incoming %s", sock);
+    const char *fork_bin = g_getenv("QTEST_QEMU_BINARY");
+    QTestState *src, *dst, *back;
+    g_autoptr(QDict) r1 = NULL, r2 = NULL;
+    const char *args = "-accel tcg -machine q35 -m 256M -nodefaults "
+                       "-display none";
+    g_autofree char *a_src = g_strdup(args);
+    g_autofree char *a_dst = g_strdup_printf("%s %s", args, inc);
+
+    if (!g_file_test(STOCK_QEMU, G_FILE_TEST_IS_EXECUTABLE)) {
+        g_test_skip("no stock QEMU at " STOCK_QEMU
+                    " (Debian's qemu-system-x86)");
+        return;
+    }
+    g_setenv("PLANES_STOCK_QEMU", STOCK_QEMU, true);
+    g_setenv("PLANES_FORK_QEMU", fork_bin, true);
+    src = qtest_init_with_env("PLANES_FORK_QEMU", a_src, true);
+    dst = qtest_init_with_env("PLANES_STOCK_QEMU", a_dst, true);
+    r1 = qtest_qmp(src, "{ 'execute': 'migrate', 'arguments': "
+                   "{ 'uri': %s } }", sock);
+    g_assert(qdict_haskey(r1, "return"));
+    wait_migration(src, "completed");
+    wait_migration(dst, "completed");
+    assert_status(dst, "running");
+    qtest_quit(src);
+    unlink(sock + strlen("unix:"));
+    back = qtest_init_with_env("PLANES_FORK_QEMU", a_dst, true);
+    r2 = qtest_qmp(dst, "{ 'execute': 'migrate', 'arguments': "
+                   "{ 'uri': %s } }", sock);
+    g_assert(qdict_haskey(r2, "return"));
+    wait_migration(dst, "completed");
+    wait_migration(back, "completed");
+    assert_status(back, "running");
+    qtest_quit(dst);
+    qtest_quit(back);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    qtest_add_func("/planes/tcg/migration/savevm-loadvm",
+                   test_savevm_loadvm);
+    qtest_add_func("/planes/tcg/migration/live-twice", test_live);
+    qtest_add_func("/planes/tcg/migration/planes-mismatch",
+                   test_planes_mismatch);
+    qtest_add_func("/planes/tcg/migration/planes1-stock",
+                   test_planes1_stock);
+    return g_test_run();
+}
