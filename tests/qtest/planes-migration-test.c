@@ -16,6 +16,7 @@
 #include "planes-guest-lib.h"
 
 #define MIGRATE_STOP 0x6000     /* the guest's stop flag (plane0.c) */
+#define MIGRATE_HOLD 0x6008     /* and the flag that ends its hold= */
 #define STOCK_QEMU "/usr/bin/qemu-system-x86_64"
 #define MACHINE "q35,planes=2,plane-violation=fault"
 
@@ -218,6 +219,88 @@ static void test_planes_mismatch(void)
     finish_guest(&a);
 }
 
+typedef struct FileCase {
+    const char *hold;           /* the guest's hold=, NULL: -S at start */
+    const char *held;           /* the serial line that says it holds */
+    const char *state;          /* plane 1's state there */
+} FileCase;
+
+/*
+ * migrate to a file and -incoming from it (QEMU 10's file: transport),
+ * with plane 1 in each state: created (before the guest ran), configured,
+ * parked, and running (serving a long call on vCPU 0).  The destination
+ * goes on from there to the same end.
+ */
+static void test_file(const void *opaque)
+{
+    const FileCase *fc = opaque;
+    g_autofree char *path = NULL;
+    g_autofree char *uri = NULL, *append = NULL;
+    g_autofree char *left = NULL, *arrived = NULL, *state = NULL;
+    g_autoptr(QDict) resp = NULL;
+    GuestRun a, b;
+    int fd = g_file_open_tmp("planes-mig-XXXXXX.bin", &path, NULL);
+
+    g_assert(fd >= 0);
+    close(fd);
+    uri = g_strdup_printf("file:%s", path);
+    append = g_strdup_printf("test=migrate hold=%s", fc->hold ?: "none");
+    guest_start_accel(&a, "tcg", MACHINE, append, fc->hold ? "" : "-S");
+    if (fc->hold) {
+        g_free(guest_wait_serial(&a, fc->held));
+        qtest_qmp_assert_success(a.qts, "{ 'execute': 'stop' }");
+    }
+    left = planes_summary(a.qts);
+    state = g_strdup_printf(";1:%s:", fc->state);
+    g_assert_nonnull(strstr(left, state));
+    resp = qtest_qmp(a.qts, "{ 'execute': 'migrate', 'arguments': "
+                     "{ 'uri': %s } }", uri);
+    g_assert(qdict_haskey(resp, "return"));
+    wait_migration(a.qts, "completed");
+    guest_finish(&a);
+
+    guest_incoming(&b, MACHINE, uri);
+    wait_migration(b.qts, "completed");
+    arrived = planes_summary(b.qts);
+    g_assert_cmpstr(arrived, ==, left);
+    qtest_qmp_assert_success(b.qts, "{ 'execute': 'cont' }");
+    qtest_writeq(b.qts, MIGRATE_HOLD, 1);
+    wait_progress(&b, 0);
+    finish_guest(&b);
+    unlink(path);
+}
+
+static const FileCase file_cases[] = {
+    { NULL, NULL, "created" },
+    { "config", "P0: held at config", "configured" },
+    { "parked", "P0: held at parked", "parked" },
+    { "spin", "P0: held at spin", "running" },
+};
+
+/* A migration cancelled half way: the source runs on, correctly. */
+static void test_cancel(void)
+{
+    g_autoptr(QDict) r1 = NULL, r2 = NULL;
+    GuestRun a;
+    size_t at;
+
+    guest_start_accel(&a, "tcg", MACHINE, "test=migrate", "");
+    at = wait_progress(&a, 0);
+    /* slow enough that it cannot end before the cancel */
+    qtest_qmp_assert_success(a.qts, "{ 'execute': 'migrate-set-parameters',"
+                             " 'arguments': { 'max-bandwidth': 4096 } }");
+    r1 = qtest_qmp(a.qts, "{ 'execute': 'migrate', 'arguments': "
+                   "{ 'uri': 'exec:cat >/dev/null' } }");
+    g_assert(qdict_haskey(r1, "return"));
+    wait_migration(a.qts, "active");
+    r2 = qtest_qmp(a.qts, "{ 'execute': 'migrate_cancel' }");
+    g_assert(qdict_haskey(r2, "return"));
+    wait_migration(a.qts, "cancelled");
+    assert_status(a.qts, "running");
+    wait_progress(&a, at);
+    finish_guest(&a);
+}
+
 /* planes=1 is stock: a stream goes from the fork to stock QEMU and back. */
 static void test_planes1_stock(void)
 {
@@ -270,5 +353,12 @@ int main(int argc, char **argv)
                    test_planes_mismatch);
     qtest_add_func("/planes/tcg/migration/planes1-stock",
                    test_planes1_stock);
+    qtest_add_func("/planes/tcg/migration/cancel", test_cancel);
+    for (size_t i = 0; i < G_N_ELEMENTS(file_cases); i++) {
+        g_autofree char *name = g_strdup_printf(
+            "/planes/tcg/migration/file/%s", file_cases[i].state);
+
+        qtest_add_data_func(name, &file_cases[i], test_file);
+    }
     return g_test_run();
 }

@@ -2005,7 +2005,23 @@ static void test_storm(void)
  * probes the sealed region (-machine plane-violation=fault).
  */
 #define MIGRATE_STOP 0x6000
+#define MIGRATE_HOLD 0x6008
 static volatile u64 mig_rounds[2], mig_wrong[2];
+
+/* hold=STEP: wait at STEP until the test sets the u64 at MIGRATE_HOLD. */
+static void migrate_hold(const char *step)
+{
+    char hold[16];
+
+    arg_str("hold", "", hold, sizeof(hold));
+    if (strcmp(hold, step)) {
+        return;
+    }
+    printf("P0: held at %s\n", step);
+    while (!*(volatile u64 *)MIGRATE_HOLD) {
+        __asm__ volatile("pause");
+    }
+}
 
 static void migrate_run(int cpu)
 {
@@ -2028,12 +2044,35 @@ static void test_migrate(void)
     s64 check, trap;
     u8 v;
 
+    char hold[16];
+
     *(volatile u64 *)MIGRATE_STOP = 0;
+    *(volatile u64 *)MIGRATE_HOLD = 0;
     if (!start_ap()) {
         puts("P0: the AP did not start\n");
         guest_exit(EXIT_FAIL);
     }
-    vbs_boot();
+    fill_config();
+    if (config(2) != 0) {
+        guest_exit(EXIT_FAIL);
+    }
+    migrate_hold("config");         /* plane 1 configured */
+    load_plane1();
+    if (activate(2) != 0) {
+        guest_exit(EXIT_FAIL);
+    }
+    migrate_hold("parked");         /* plane 1 parked, nothing pending */
+    arg_str("hold", "", hold, sizeof(hold));
+    if (!strcmp(hold, "spin")) {
+        /* plane 1 running a long call on vCPU 0 */
+        u64 spin = 10000000;
+
+        puts("P0: held at spin\n");
+        if (vtl_call(CA0, VTL_TEST_SPIN, &spin, 8) != 0) {
+            guest_exit(EXIT_FAIL);
+        }
+        puts("P0: spin call done\n");
+    }
     puts("P0: migrate running\n");
     ap_mode = 4;
     ap_seq++;
