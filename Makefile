@@ -16,7 +16,7 @@ MESON_TEST    := cd $(BUILD) && pyvenv/bin/meson test --no-rebuild \
 
 .PHONY: all overlay guests check check-planes check-qemu check-unit \
         check-libvirt check-linux check-style demo demo-linux linux-guests \
-        bench bench-smoke bench-build check-bisect firmware-links kvm-model check-kvm-host clean
+        bench bench-smoke bench-build check-bisect firmware-links kvm-model check-kvm-host bench-migration clean
 
 all: overlay guests kvm-model firmware-links
 	$(NINJA) -C $(BUILD) qemu-system-x86_64
@@ -97,6 +97,10 @@ bench: all
 # fork's lean configuration, both cold, side by side (slow: two builds).
 bench-build: overlay
 	bash scripts/planes/build-bench.sh
+
+# What planes add to a migration's stream and downtime (not a test).
+bench-migration: all
+	python3 scripts/planes/bench-migration.py
 
 bench-smoke: all
 	BENCH_SMOKE=1 python3 scripts/planes/bench.py > $(BUILD)/bench-smoke.log \
