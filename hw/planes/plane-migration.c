@@ -15,8 +15,9 @@
  *
  * Saved through a flat image (PlaneMigImage) with fixed-width fields that
  * pre_save fills and post_load checks before anything of the live state
- * changes: a stream from another planes configuration, or a corrupt one,
- * fails the load with an error and leaves the destination as it was.
+ * changes: a stream from another planes configuration (checked first in
+ * the setup phase, "vm-planes/shape"), or a corrupt one, fails the load
+ * with an error and leaves the destination as it was.
  */
 
 #include "qemu/osdep.h"
@@ -443,8 +444,57 @@ static const VMStateDescription vmstate_vm_planes = {
     },
 };
 
+/*
+ * The shape again, in the setup phase, before any RAM: a destination with
+ * other planes fails at once, while the source is still sending, so that
+ * the source sees the failure and runs on (without a return path it
+ * would otherwise count the migration completed once all is sent).
+ */
+typedef struct PlaneMigShape {
+    int32_t nr_planes;
+    int32_t nr_vcpus;
+} PlaneMigShape;
+
+static PlaneMigShape plane_mig_shape;
+
+static int plane_mig_shape_pre_save(void *opaque)
+{
+    PlaneMigShape *shape = opaque;
+    PlaneSet *set = plane_set_get();
+
+    shape->nr_planes = set->nr_planes;
+    shape->nr_vcpus = set->nr_vcpus;
+    return 0;
+}
+
+static bool plane_mig_shape_same(void *opaque, int version_id)
+{
+    PlaneMigShape *shape = opaque;
+
+    plane_mig.nr_planes = shape->nr_planes;
+    plane_mig.nr_vcpus = shape->nr_vcpus;
+    return plane_mig_same_shape(&plane_mig, version_id);
+}
+
+static const VMStateDescription vmstate_vm_planes_shape = {
+    .name = "vm-planes/shape",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .early_setup = true,
+    /* any priority above RAM's default puts it before RAM's setup */
+    .priority = MIG_PRI_IOMMU,
+    .pre_save = plane_mig_shape_pre_save,
+    .fields = (const VMStateField[]) {
+        VMSTATE_INT32(nr_planes, PlaneMigShape),
+        VMSTATE_INT32(nr_vcpus, PlaneMigShape),
+        VMSTATE_VALIDATE("planes configuration", plane_mig_shape_same),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
 void plane_migration_init(PlaneSet *set)
 {
     assert(set->nr_planes > 1);
+    vmstate_register(NULL, 0, &vmstate_vm_planes_shape, &plane_mig_shape);
     vmstate_register(NULL, 0, &vmstate_vm_planes, &plane_mig);
 }
