@@ -362,6 +362,18 @@ static void test_fresh_ram_blocked(void)
     guest_finish(&b);
 }
 
+/* @src to @dst (which starts as soon as the stream is in) over @uri. */
+static void migrate_running(QTestState *src, QTestState *dst, const char *uri)
+{
+    g_autoptr(QDict) resp = qtest_qmp(src, "{ 'execute': 'migrate', "
+                                      "'arguments': { 'uri': %s } }", uri);
+
+    g_assert(qdict_haskey(resp, "return"));
+    wait_migration(src, "completed");
+    wait_migration(dst, "completed");
+    assert_status(dst, "running");
+}
+
 /* planes=1 is stock: a stream goes from the fork to stock QEMU and back. */
 static void test_planes1_stock(void)
 {
@@ -370,7 +382,6 @@ static void test_planes1_stock(void)
     g_autofree char *inc = g_strdup_printf("-incoming %s", sock);
     const char *fork_bin = g_getenv("QTEST_QEMU_BINARY");
     QTestState *src, *dst, *back;
-    g_autoptr(QDict) r1 = NULL, r2 = NULL;
     const char *args = "-accel tcg -machine q35 -m 256M -nodefaults "
                        "-display none";
     g_autofree char *a_src = g_strdup(args);
@@ -385,21 +396,11 @@ static void test_planes1_stock(void)
     g_setenv("PLANES_FORK_QEMU", fork_bin, true);
     src = qtest_init_with_env("PLANES_FORK_QEMU", a_src, true);
     dst = qtest_init_with_env("PLANES_STOCK_QEMU", a_dst, true);
-    r1 = qtest_qmp(src, "{ 'execute': 'migrate', 'arguments': "
-                   "{ 'uri': %s } }", sock);
-    g_assert(qdict_haskey(r1, "return"));
-    wait_migration(src, "completed");
-    wait_migration(dst, "completed");
-    assert_status(dst, "running");
+    migrate_running(src, dst, sock);
     qtest_quit(src);
     unlink(sock + strlen("unix:"));
     back = qtest_init_with_env("PLANES_FORK_QEMU", a_dst, true);
-    r2 = qtest_qmp(dst, "{ 'execute': 'migrate', 'arguments': "
-                   "{ 'uri': %s } }", sock);
-    g_assert(qdict_haskey(r2, "return"));
-    wait_migration(dst, "completed");
-    wait_migration(back, "completed");
-    assert_status(back, "running");
+    migrate_running(dst, back, sock);
     qtest_quit(dst);
     qtest_quit(back);
 }

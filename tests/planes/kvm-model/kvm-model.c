@@ -1030,32 +1030,40 @@ static int model_open_kvm(const char *path)
     return fd;
 }
 
-int open(const char *path, int flags, ...)
-{
-    va_list ap;
-    mode_t mode;
+typedef int (*OpenFn)(const char *, int, ...);
 
-    va_start(ap, flags);
-    mode = va_arg(ap, mode_t);
-    va_end(ap);
+/* open() and open64(): /dev/kvm is the model's, the rest the libc's. */
+static int model_open(OpenFn real, const char *path, int flags, va_list ap)
+{
+    bool has_mode = (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
+    mode_t mode = has_mode ? va_arg(ap, mode_t) : 0;
+
     if (!strcmp(path, "/dev/kvm")) {
         return model_open_kvm(path);
     }
-    return real_open(path, flags, mode);
+    return real(path, flags, mode);
+}
+
+int open(const char *path, int flags, ...)
+{
+    va_list ap;
+    int fd;
+
+    va_start(ap, flags);
+    fd = model_open(real_open, path, flags, ap);
+    va_end(ap);
+    return fd;
 }
 
 int open64(const char *path, int flags, ...)
 {
     va_list ap;
-    mode_t mode;
+    int fd;
 
     va_start(ap, flags);
-    mode = va_arg(ap, mode_t);
+    fd = model_open(real_open64, path, flags, ap);
     va_end(ap);
-    if (!strcmp(path, "/dev/kvm")) {
-        return model_open_kvm(path);
-    }
-    return real_open64(path, flags, mode);
+    return fd;
 }
 
 int close(int fd)
