@@ -11,12 +11,14 @@
  * progress resumes on the destination, neither lost nor made twice), per
  * plane its state, region, boot record, counters, enabled vCPU states and
  * memory view (the seal holds from the destination's first instruction),
- * and CONFIG's record.
+ * and CONFIG's record.  A region outside guest RAM has fresh RAM, a RAM
+ * block of its own: the setup phase names it, so that the destination
+ * makes it before the RAM arrives.
  *
  * Saved through a flat image (PlaneMigImage) with fixed-width fields that
  * pre_save fills and post_load checks before anything of the live state
  * changes: a stream from another planes configuration (checked first in
- * the setup phase, "vm-planes/shape"), or a corrupt one, fails the load
+ * the setup phase, "vm-planes/setup"), or a corrupt one, fails the load
  * with an error and leaves the destination as it was.
  */
 
@@ -28,6 +30,7 @@
 #include "hw/planes/plane-attr-map.h"
 #include "hw/planes/plane-memory.h"
 #include "hw/planes/plane-migration.h"
+#include "hw/planes/plane-ram.h"
 #include "hw/planes/plane-rules.h"
 #include "plane-dispatch.h"
 #include "plane-internal.h"
@@ -297,7 +300,15 @@ static int plane_mig_post_load(void *opaque, int version_id)
         set->call_area_ok[i].valid = false;
     }
     for (unsigned int p = 0; p < set->nr_planes; p++) {
-        plane_mig_load_plane(set->planes[p], &img->planes[p]);
+        Plane *plane = set->planes[p];
+        const PlaneMigPlane *mp = &img->planes[p];
+
+        /* a reset on the source after the setup phase dropped the region */
+        if (plane->region_ram && (plane->region_base != mp->region_base ||
+                                  plane->region_size != mp->region_size)) {
+            plane_region_remove_ram(plane);
+        }
+        plane_mig_load_plane(plane, mp);
     }
     for (unsigned int s = 0; s < set->nr_planes * set->nr_vcpus; s++) {
         set->switch_poll[s] = (PlaneSwitchPoll) { .host_cpu = -1 };
@@ -445,49 +456,137 @@ static const VMStateDescription vmstate_vm_planes = {
 };
 
 /*
- * The shape again, in the setup phase, before any RAM: a destination with
- * other planes fails at once, while the source is still sending, so that
- * the source sees the failure and runs on (without a return path it
- * would otherwise count the migration completed once all is sent).
+ * In the setup phase, before any RAM: the shape again, so that a
+ * destination with other planes fails at once, while the source is still
+ * sending, and the source sees the failure and runs on (without a return
+ * path it would otherwise count the migration completed once all is
+ * sent); and the regions with fresh RAM, whose RAM blocks the destination
+ * must have before RAM's own setup names them.
  */
-typedef struct PlaneMigShape {
+typedef struct PlaneMigRegion {
+    bool fresh;
+    uint64_t base;
+    uint64_t size;
+} PlaneMigRegion;
+
+typedef struct PlaneMigSetup {
     int32_t nr_planes;
     int32_t nr_vcpus;
-} PlaneMigShape;
+    PlaneMigRegion regions[PLANES_MAX];
+} PlaneMigSetup;
 
-static PlaneMigShape plane_mig_shape;
+static PlaneMigSetup plane_mig_setup;
 
-static int plane_mig_shape_pre_save(void *opaque)
+static int plane_mig_setup_pre_save(void *opaque)
 {
-    PlaneMigShape *shape = opaque;
+    PlaneMigSetup *setup = opaque;
     PlaneSet *set = plane_set_get();
 
-    shape->nr_planes = set->nr_planes;
-    shape->nr_vcpus = set->nr_vcpus;
+    memset(setup, 0, sizeof(*setup));
+    setup->nr_planes = set->nr_planes;
+    setup->nr_vcpus = set->nr_vcpus;
+    for (unsigned int p = 1; p < set->nr_planes; p++) {
+        Plane *plane = set->planes[p];
+
+        setup->regions[p] = (PlaneMigRegion) {
+            .fresh = plane->region_ram,
+            .base = plane->region_base,
+            .size = plane->region_size,
+        };
+    }
     return 0;
 }
 
-static bool plane_mig_shape_same(void *opaque, int version_id)
+static bool plane_mig_setup_same_shape(void *opaque, int version_id)
 {
-    PlaneMigShape *shape = opaque;
+    PlaneMigSetup *setup = opaque;
 
-    plane_mig.nr_planes = shape->nr_planes;
-    plane_mig.nr_vcpus = shape->nr_vcpus;
+    plane_mig.nr_planes = setup->nr_planes;
+    plane_mig.nr_vcpus = setup->nr_vcpus;
     return plane_mig_same_shape(&plane_mig, version_id);
 }
 
-static const VMStateDescription vmstate_vm_planes_shape = {
-    .name = "vm-planes/shape",
+/* Plane @p's fresh RAM as the source has it, before RAM arrives. */
+static bool plane_mig_setup_region(PlaneSet *set, unsigned int p,
+                                   const PlaneMigRegion *r)
+{
+    Plane *plane = set->planes[p];
+    uint64_t room = set->ram_limit - set->ram_added;
+
+    if (plane->region_ram && plane->region_base == r->base &&
+        plane->region_size == r->size) {
+        return true;
+    }
+    plane_region_remove_ram(plane);
+    if (!r->size || r->base + r->size < r->base ||
+        plane_region_placement(set, r->base, r->size) !=
+            PLANE_REGION_OUTSIDE_RAM) {
+        error_report("planes: plane %u's incoming region 0x%" PRIx64 "+0x%"
+                     PRIx64 " is no place for fresh RAM here", p, r->base,
+                     r->size);
+        return false;
+    }
+    if (r->size > room) {
+        error_report("planes: plane %u's incoming region 0x%" PRIx64 "+0x%"
+                     PRIx64 " needs more fresh RAM than -machine "
+                     "plane-ram-limit leaves (0x%" PRIx64 " bytes)", p,
+                     r->base, r->size, room);
+        return false;
+    }
+    plane->region_base = r->base;
+    plane->region_size = r->size;
+    if (!plane_region_add_ram(plane)) {
+        plane->region_base = plane->region_size = 0;
+        return false;
+    }
+    plane_region_ram_incoming(plane);
+    return true;
+}
+
+static int plane_mig_setup_post_load(void *opaque, int version_id)
+{
+    PlaneMigSetup *setup = opaque;
+    PlaneSet *set = plane_set_get();
+
+    for (unsigned int p = 1; p < set->nr_planes; p++) {
+        if (setup->regions[p].fresh) {
+            if (!plane_mig_setup_region(set, p, &setup->regions[p])) {
+                return -EINVAL;
+            }
+        } else {
+            plane_region_remove_ram(set->planes[p]);
+        }
+    }
+    return 0;
+}
+
+static const VMStateDescription vmstate_plane_mig_region = {
+    .name = "vm-planes/region",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_BOOL(fresh, PlaneMigRegion),
+        VMSTATE_UINT64(base, PlaneMigRegion),
+        VMSTATE_UINT64(size, PlaneMigRegion),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static const VMStateDescription vmstate_vm_planes_setup = {
+    .name = "vm-planes/setup",
     .version_id = 1,
     .minimum_version_id = 1,
     .early_setup = true,
     /* any priority above RAM's default puts it before RAM's setup */
     .priority = MIG_PRI_IOMMU,
-    .pre_save = plane_mig_shape_pre_save,
+    .pre_save = plane_mig_setup_pre_save,
+    .post_load = plane_mig_setup_post_load,
     .fields = (const VMStateField[]) {
-        VMSTATE_INT32(nr_planes, PlaneMigShape),
-        VMSTATE_INT32(nr_vcpus, PlaneMigShape),
-        VMSTATE_VALIDATE("planes configuration", plane_mig_shape_same),
+        VMSTATE_INT32(nr_planes, PlaneMigSetup),
+        VMSTATE_INT32(nr_vcpus, PlaneMigSetup),
+        VMSTATE_VALIDATE("planes configuration", plane_mig_setup_same_shape),
+        VMSTATE_STRUCT_ARRAY(regions, PlaneMigSetup, PLANES_MAX, 1,
+                             vmstate_plane_mig_region, PlaneMigRegion),
         VMSTATE_END_OF_LIST()
     },
 };
@@ -495,6 +594,6 @@ static const VMStateDescription vmstate_vm_planes_shape = {
 void plane_migration_init(PlaneSet *set)
 {
     assert(set->nr_planes > 1);
-    vmstate_register(NULL, 0, &vmstate_vm_planes_shape, &plane_mig_shape);
+    vmstate_register(NULL, 0, &vmstate_vm_planes_setup, &plane_mig_setup);
     vmstate_register(NULL, 0, &vmstate_vm_planes, &plane_mig);
 }

@@ -21,7 +21,9 @@
 #include "exec/address-spaces.h"
 #include "exec/memory.h"
 #include "exec/ramblock.h"
-#include "migration/blocker.h"
+#include "exec/target_page.h"
+#include "qemu/bitmap.h"
+#include "migration/misc.h"
 #include "migration/vmstate.h"
 #include "hw/planes/plane.h"
 #include "hw/planes/plane-ram.h"
@@ -33,13 +35,16 @@ OBJECT_DECLARE_SIMPLE_TYPE(PlaneRam, PLANE_RAM)
 struct PlaneRam {
     Object parent_obj;
     MemoryRegion mr;
-    /*
-     * A destination has no such block before the RAM's pages arrive:
-     * fresh plane RAM does not migrate yet (regions carved from guest RAM
-     * do).
-     */
-    Error *migration_blocker;
+    QTAILQ_ENTRY(PlaneRam) retired;
 };
+
+/*
+ * Fresh RAM that a reset unmapped while a migration ran: its RAM block
+ * stays until the migration ends, which still walks the block list.
+ */
+static QTAILQ_HEAD(, PlaneRam) plane_ram_retired =
+    QTAILQ_HEAD_INITIALIZER(plane_ram_retired);
+static NotifierWithReturn plane_ram_migration_notifier;
 
 static const TypeInfo plane_ram_info = {
     .name = TYPE_PLANE_RAM,
@@ -75,6 +80,7 @@ bool plane_region_add_ram(Plane *plane)
     Error *err = NULL;
     PlaneRam *ram;
 
+    /* also a retired block of the same plane, until its migration ends */
     if (qemu_ram_block_by_name(name)) {
         /* not reachable by the argument above; refuse rather than abort */
         warn_report("plane %u: a RAM block named '%s' exists already",
@@ -86,16 +92,6 @@ bool plane_region_add_ram(Plane *plane)
     if (!memory_region_init_ram_nomigrate(&ram->mr, OBJECT(ram), name,
                                           plane->region_size, &err)) {
         /* The guest learns it from the hypercall; say why once, here. */
-        warn_reportf_err(err, "plane %u: cannot add RAM for its region: ",
-                         plane->id);
-        object_unref(OBJECT(ram));
-        return false;
-    }
-    error_setg(&ram->migration_blocker, "plane %u: migration of a plane "
-               "region outside guest RAM (0x%" PRIx64 "+0x%" PRIx64 ") is not "
-               "supported yet; carve the region from guest RAM", plane->id,
-               plane->region_base, plane->region_size);
-    if (migrate_add_blocker(&ram->migration_blocker, &err) < 0) {
         warn_reportf_err(err, "plane %u: cannot add RAM for its region: ",
                          plane->id);
         object_unref(OBJECT(ram));
@@ -113,6 +109,43 @@ bool plane_region_add_ram(Plane *plane)
     return true;
 }
 
+void plane_region_ram_incoming(Plane *plane)
+{
+    RAMBlock *rb = PLANE_RAM(plane->region_ram)->mr.ram_block;
+
+    /*
+     * The load's RAM setup gave every block of the time a map of the pages
+     * received; this one came after it, from the stream's setup phase.
+     * The load's cleanup frees it with the others'.
+     */
+    if (!rb->receivedmap) {
+        rb->receivedmap = bitmap_new(rb->max_length >>
+                                     qemu_target_page_bits());
+    }
+}
+
+static void plane_ram_free(PlaneRam *ram)
+{
+    vmstate_unregister_ram(&ram->mr, NULL);
+    /* Freed once no FlatView or access holds it (see the top). */
+    object_unparent(OBJECT(ram));
+}
+
+static int plane_ram_migration_ended(NotifierWithReturn *n,
+                                     MigrationEvent *e, Error **errp)
+{
+    PlaneRam *ram, *next;
+
+    if (e->type == MIG_EVENT_PRECOPY_SETUP) {
+        return 0;
+    }
+    QTAILQ_FOREACH_SAFE(ram, &plane_ram_retired, retired, next) {
+        QTAILQ_REMOVE(&plane_ram_retired, ram, retired);
+        plane_ram_free(ram);
+    }
+    return 0;
+}
+
 void plane_region_remove_ram(Plane *plane)
 {
     PlaneRam *ram;
@@ -122,10 +155,15 @@ void plane_region_remove_ram(Plane *plane)
     }
     ram = PLANE_RAM(plane->region_ram);
     memory_region_del_subregion(get_system_memory(), &ram->mr);
-    vmstate_unregister_ram(&ram->mr, NULL);
-    migrate_del_blocker(&ram->migration_blocker);
-    /* Freed once no FlatView or access holds it (see the top). */
-    object_unparent(plane->region_ram);
+    if (migration_is_running()) {
+        if (!plane_ram_migration_notifier.notify) {
+            migration_add_notifier(&plane_ram_migration_notifier,
+                                   plane_ram_migration_ended);
+        }
+        QTAILQ_INSERT_TAIL(&plane_ram_retired, ram, retired);
+    } else {
+        plane_ram_free(ram);
+    }
     plane->region_ram = NULL;
     plane->set->ram_added -= plane->region_size;
     trace_plane_region_ram_removed(plane->id);

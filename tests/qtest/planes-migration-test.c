@@ -319,47 +319,92 @@ static void test_cancel(void)
     finish_guest(&a);
 }
 
-/*
- * Fresh RAM for a region outside guest RAM does not migrate yet: its
- * blocker names it, and CONFIG does not add it while a migration runs.
- */
-static void test_fresh_ram_blocked(void)
-{
-    g_autoptr(QDict) r1 = NULL, r2 = NULL, r3 = NULL;
-    g_autofree char *text = NULL;
-    GuestRun a, b;
+#define FRESH "test=migrate p1base=0x100000000"
 
-    guest_start_accel(&a, "tcg", MACHINE, "test=migrate hold=parked "
-                      "p1base=0x100000000", "");
-    g_free(guest_wait_serial(&a, "P0: held at parked"));
+/*
+ * A region outside guest RAM (fresh RAM at 4 GiB): the destination makes
+ * its RAM block in the setup phase, before the RAM arrives, and the guest
+ * goes on there; a destination whose plane-ram-limit leaves no room for
+ * it refuses the stream, and the source runs on.
+ */
+static void test_fresh_ram(void)
+{
+    g_autofree char *sock = g_strdup_printf("unix:%s/planes-fresh-%d.sock",
+                                            g_get_tmp_dir(), getpid());
+    g_autoptr(QDict) resp = NULL;
+    GuestRun a, b, c;
+    size_t at;
+
+    guest_start_accel(&a, "tcg", MACHINE, FRESH, "");
+    at = wait_progress(&a, 0);
+    guest_incoming(&b, MACHINE ",plane-ram-limit=8M", sock);
+    qtest_set_expected_status(b.qts, 1);
+    resp = qtest_qmp(a.qts, "{ 'execute': 'migrate', 'arguments': "
+                     "{ 'uri': %s } }", sock);
+    g_assert(qdict_haskey(resp, "return"));
+    qtest_wait_qemu(b.qts);
+    guest_finish(&b);
+    wait_migration(a.qts, "failed");
+    assert_status(a.qts, "running");
+    at = wait_progress(&a, at);
+
+    guest_incoming(&c, MACHINE, sock);
+    migrate_to(&a, &c, sock);
+    guest_finish(&a);
+    wait_progress(&c, 0);
+    finish_guest(&c);
+}
+
+/*
+ * While a migration runs, CONFIG adds no fresh RAM (-16), and a reset
+ * that drops a region's fresh RAM keeps its block until the migration
+ * ends: the destination ends up without the region, as the source.
+ */
+static void test_fresh_ram_during_migration(void)
+{
+    g_autofree char *sock = g_strdup_printf("unix:%s/planes-frm-%d.sock",
+                                            g_get_tmp_dir(), getpid());
+    g_autofree char *text = NULL, *left = NULL, *arrived = NULL;
+    g_autoptr(QDict) r1 = NULL, r2 = NULL, r3 = NULL;
+    GuestRun a, b, c;
+
+    guest_start_accel(&a, "tcg", MACHINE, FRESH " hold=start", "");
+    g_free(guest_wait_serial(&a, "P0: held at start"));
+    qtest_qmp_assert_success(a.qts, "{ 'execute': 'migrate-set-parameters',"
+                             " 'arguments': { 'max-bandwidth': 4096 } }");
     r1 = qtest_qmp(a.qts, "{ 'execute': 'migrate', 'arguments': "
                    "{ 'uri': 'exec:cat >/dev/null' } }");
-    g_assert_cmpstr(qdict_get_str(qdict_get_qdict(r1, "error"), "desc"), ==,
-                    "plane 1: migration of a plane region outside guest "
-                    "RAM (0x100000000+0x1000000) is not supported yet; "
-                    "carve the region from guest RAM");
+    g_assert(qdict_haskey(r1, "return"));
+    wait_migration(a.qts, "active");
     qtest_writeq(a.qts, MIGRATE_HOLD, 1);
-    wait_progress(&a, 0);
-    finish_guest(&a);
-
-    /* held before CONFIG, a slow migration starts; then CONFIG: -16 */
-    guest_start_accel(&b, "tcg", MACHINE, "test=migrate hold=start "
-                      "p1base=0x100000000", "");
-    g_free(guest_wait_serial(&b, "P0: held at start"));
-    qtest_qmp_assert_success(b.qts, "{ 'execute': 'migrate-set-parameters',"
-                             " 'arguments': { 'max-bandwidth': 4096 } }");
-    r2 = qtest_qmp(b.qts, "{ 'execute': 'migrate', 'arguments': "
-                   "{ 'uri': 'exec:cat >/dev/null' } }");
-    g_assert(qdict_haskey(r2, "return"));
-    wait_migration(b.qts, "active");
-    qtest_writeq(b.qts, MIGRATE_HOLD, 1);
-    text = wait_line(&b, "P0: CONFIG rax=");
+    text = wait_line(&a, "P0: CONFIG rax=");
     g_assert_cmpstr(text, ==, "P0: CONFIG rax=-16\r\n");
-    r3 = qtest_qmp(b.qts, "{ 'execute': 'migrate_cancel' }");
+    r2 = qtest_qmp(a.qts, "{ 'execute': 'migrate_cancel' }");
+    g_assert(qdict_haskey(r2, "return"));
+    wait_migration(a.qts, "cancelled");
+    assert_status(a.qts, "running");
+    guest_finish(&a);
+
+    guest_start_accel(&b, "tcg", MACHINE, FRESH " hold=parked", "");
+    g_free(guest_wait_serial(&b, "P0: held at parked"));
+    guest_incoming(&c, MACHINE, sock);
+    qtest_qmp_assert_success(b.qts, "{ 'execute': 'migrate-set-parameters',"
+                             " 'arguments': { 'max-bandwidth': 65536 } }");
+    r3 = qtest_qmp(b.qts, "{ 'execute': 'migrate', 'arguments': "
+                   "{ 'uri': %s } }", sock);
     g_assert(qdict_haskey(r3, "return"));
-    wait_migration(b.qts, "cancelled");
-    assert_status(b.qts, "running");
+    wait_migration(b.qts, "active");
+    qtest_qmp_assert_success(b.qts, "{ 'execute': 'system_reset' }");
+    qtest_qmp_assert_success(b.qts, "{ 'execute': 'migrate-set-parameters',"
+                             " 'arguments': { 'max-bandwidth': 1073741824 } }");
+    wait_migration(b.qts, "completed");
+    wait_migration(c.qts, "completed");
+    left = planes_summary(b.qts);
+    arrived = planes_summary(c.qts);
+    g_assert_cmpstr(arrived, ==, left);
     guest_finish(&b);
+    qtest_qmp_assert_success(c.qts, "{ 'execute': 'cont' }");
+    guest_finish(&c);
 }
 
 /* @src to @dst (which starts as soon as the stream is in) over @uri. */
@@ -416,8 +461,9 @@ int main(int argc, char **argv)
     qtest_add_func("/planes/tcg/migration/planes1-stock",
                    test_planes1_stock);
     qtest_add_func("/planes/tcg/migration/cancel", test_cancel);
-    qtest_add_func("/planes/tcg/migration/fresh-ram-blocked",
-                   test_fresh_ram_blocked);
+    qtest_add_func("/planes/tcg/migration/fresh-ram", test_fresh_ram);
+    qtest_add_func("/planes/tcg/migration/fresh-ram-during-migration",
+                   test_fresh_ram_during_migration);
     for (size_t i = 0; i < G_N_ELEMENTS(file_cases); i++) {
         g_autofree char *name = g_strdup_printf(
             "/planes/tcg/migration/file/%s", file_cases[i].state);

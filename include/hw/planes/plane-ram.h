@@ -18,6 +18,12 @@ bool plane_region_add_ram(Plane *plane);
 /* Unmap @plane's fresh RAM, if any; freed once nothing uses it. */
 void plane_region_remove_ram(Plane *plane);
 
+/*
+ * plane_region_ram_incoming: @plane's fresh RAM, just made by an incoming
+ * stream's setup phase, is ready to receive its pages.
+ */
+void plane_region_ram_incoming(Plane *plane);
+
 /* Whether @mr is the fresh RAM of some plane's region. */
 bool memory_region_is_plane_ram(const MemoryRegion *mr);
 
