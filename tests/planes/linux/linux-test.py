@@ -8,7 +8,9 @@ scripts/planes/linux-build.sh.  Two VMs under TCG:
 
 A  plane 1 in memmap-reserved RAM, default plane-violation=stop, 2 vCPUs:
    boot and park, INIT, ECHO, calls from both vCPUs at once, stop/cont
-   during a loop of calls, SEAL_KERNEL, a write into the sealed text stops
+   during a loop of calls, SEAL_KERNEL; the sealed pair saved to a file and
+   restored in a second QEMU (calls from both vCPUs answered there, a write
+   into the sealed text stops it); a write into the sealed text stops
    the VM; system_reset boots both kernels again; a plane-1 panic stops
    plane 1 alone and later calls return -EOPNOTSUPP.
 B  plane 1 in fresh RAM at 4 GiB, plane-violation=fault: boots, seals, and
@@ -149,6 +151,60 @@ def poked(vm):
     return gpa, int(m.group(3), 16), int(now.group(1), 16) if now else None
 
 
+def migrated(vm, timeout=120):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        st = vm.q('query-migrate').get('status')
+        if st in ('completed', 'failed'):
+            return st
+        time.sleep(0.1)
+    return None
+
+
+def save_restore(tmp, art, vm):
+    """The sealed, running pair saved to a file and restored in a second
+    QEMU: calls answered there, the seal holds there."""
+    state = os.path.join(tmp, 'memmap.state')
+    before = vm.q('query-planes')
+    t0 = time.monotonic()
+    vm.q('migrate', uri=f'file:{state}')
+    st = migrated(vm)
+    info = vm.q('query-migrate')
+    ok(f'memmap: saved to a file ({st}, {os.path.getsize(state)} bytes, '
+       f'downtime {info.get("downtime")} ms, '
+       f'{time.monotonic() - t0:.1f} s)', st == 'completed', info)
+    vm2 = linuxvm.LinuxPlanesVM(tmp, art, 'memmap-restored', case='memmap',
+                                extra=('-incoming', f'file:{state}'))
+    vm2.start()
+    try:
+        st = migrated(vm2)
+        after = vm2.q('query-planes')
+        same = [(p['state'], p['region-base'], p['region-size'],
+                 p['memory-attr-ranges']) for p in before] == \
+               [(p['state'], p['region-base'], p['region-size'],
+                 p['memory-attr-ranges']) for p in after]
+        ok(f'memmap: restored in a second QEMU ({st}, {vm2.status()}), '
+           f'the same planes', st == 'completed' and same, before, after)
+        expect(vm2, 'memmap restored', 'echo after-restore',
+               r'echo rax=0 status=0 resp_size=13 resp=erotser-retfa')
+        expect(vm2, 'memmap restored: 2 vCPUs calling at once',
+               'parallel 50',
+               r'parallel cpu0 ok=50 bad=0 cpu1 ok=50 bad=0 last_rax=0,0',
+               timeout=120)
+        vm2.events = []
+        vm2.send('poke-text')
+        ev = vm2.wait_event('PLANE_MEMORY_VIOLATION', 30)
+        st = vm2.wait_status('internal-error', 10)
+        d = ev['data'] if ev else {}
+        ok(f'memmap restored: the seal holds, a write into the sealed '
+           f'text stops the VM ({st}, {d})',
+           st == 'internal-error' and d.get('plane') == 0 and
+           d.get('access') == 'write', vm2.err())
+    finally:
+        vm2.kill()
+        os.unlink(state)
+
+
 def vm_a(tmp, art):
     vm = linuxvm.LinuxPlanesVM(tmp, art, 'memmap', case='memmap')
     note('$ ' + vm.cmdline())
@@ -212,6 +268,11 @@ def vm_a(tmp, art):
         f = read_facts(vm)
         note(f"memmap after the call loops and stop/cont: {f['line']} "
              f"({f['why'] or 'no TSC line'})")
+
+        save_restore(tmp, art, vm)
+        vm.q('cont')
+        expect(vm, 'memmap: the source goes on after its save',
+               'echo source', r'echo rax=0 status=0 resp_size=6 resp=ecruos')
 
         # a write into the sealed text, under plane-violation=stop
         vm.events = []

@@ -43,7 +43,7 @@ def build_artifacts():
 
 class LinuxPlanesVM:
     def __init__(self, tmp, art, name, case='memmap', machine_opts='',
-                 smp=2, mem='2G', planes=2):
+                 smp=2, mem='2G', planes=2, extra=()):
         self.dir = os.path.join(tmp, name)
         os.makedirs(self.dir, exist_ok=True)
         self.com1 = os.path.join(self.dir, 'COM1')
@@ -69,7 +69,7 @@ class LinuxPlanesVM:
             '-serial', 'chardev:com1', *com2,
             '-kernel', kernel, '-initrd', os.path.join(art, 'initramfs.cpio'),
             '-append', append,
-            '-qmp', f'unix:{self.qmp_sock},server=on,wait=off']
+            '-qmp', f'unix:{self.qmp_sock},server=on,wait=off', *extra]
         self.proc = None
         self.qmp = None
         self.sock = None
