@@ -44,7 +44,9 @@ static PlaneInfo *plane_info(Plane *plane)
     info->region_base = plane->region_base;
     info->region_size = plane->region_size;
     info->entry_point = plane->entry_point;
-    info->switched_by = plane->set->accel->host_switches_planes ?
+    /* planes=1 runs on accelerators without a planes backend too */
+    info->switched_by = plane->set->accel &&
+                        plane->set->accel->host_switches_planes ?
                         PLANE_SWITCHER_HOST_KERNEL : PLANE_SWITCHER_QEMU;
     info->memory_violations = qatomic_read(&plane->memory_violations);
     plane_mem_attrs_usage(plane, &info->memory_attr_ranges,
