@@ -9,7 +9,8 @@
  * saying whose access it is):
  *
  *  - q > p: the device is invisible to p: reads give all ones, writes are
- *    lost.  Device DMA and QEMU's own accesses are plane 0's.
+ *    lost.  Device DMA that reaches a device and QEMU's own accesses are
+ *    plane 0's (guest memory is each device's plane's: plane-dma.c).
  *  - q == p: the plane's own device.
  *  - q < p: a more privileged plane may use a lower plane's devices (its
  *    console, say), except plane 0's chipset: the interrupt controllers,
@@ -23,9 +24,21 @@
  *    APIC stays its own (the APIC page's register window); the MSI window
  *    behind it, which would interrupt plane 0's vCPUs, is chipset.
  *
- * Only isa-serial may be given to a plane >= 1 yet.  Its IRQ line leaves
- * plane 0's interrupt controllers for its own plane's boot vCPU state
- * (x86 TCG: that state's LINT0), so that it never interrupts plane 0.
+ * PCI configuration space follows the functions' owners: plane 0 reaches
+ * its functions through 0xcf8/0xcfc or ECAM and finds no other plane's
+ * there (all ones: no function); a plane >= 1 reaches its own functions
+ * through ECAM only, since the 0xcf8 address latch is shared state of
+ * plane 0's chipset, and finds nothing else there.
+ *
+ * isa-serial and virtio-pci devices may be given to a plane >= 1, and
+ * only on the command line (cold-plugged).  The serial port's IRQ line
+ * leaves plane 0's interrupt controllers for its own plane's boot vCPU
+ * state (x86 TCG: that state's LINT0).  A PCI function of a plane >= 1
+ * must sit on a PCI Express root bus (ECAM); it gets its plane's DMA
+ * view, whose interrupt message window leads to the plane (plane-dma.c),
+ * and its INTx pin is disabled for good (PCI_COMMAND_INTX_DISABLE set
+ * and read-only), because INTx is wired to plane 0's IOAPIC.  The
+ * plane's firmware, not plane 0's, assigns such a function's BARs.
  */
 
 #include "qemu/osdep.h"
@@ -37,6 +50,11 @@
 #include "hw/irq.h"
 #include "hw/qdev-core.h"
 #include "hw/char/serial.h"
+#include "hw/pci/pci.h"
+#include "hw/pci/pci_bus.h"
+#include "hw/pci/pci_device.h"
+#include "hw/pci/pci_host.h"
+#include "hw/pci/pcie_host.h"
 #include "system/system.h"
 #include "hw/planes/plane.h"
 #include "hw/planes/plane-accel.h"
@@ -56,10 +74,14 @@ bool plane_device_filter_active;
 static GHashTable *plane_device_owner;
 static bool plane_devices_owned;
 
+/* Set once the machine's devices and their planes are final */
+static bool plane_devices_settled;
+
 /* Which devices can honour a plane >= 1: see the file's comment */
 static bool plane_device_can_belong(Object *obj)
 {
-    return object_dynamic_cast(obj, "isa-serial");
+    return object_dynamic_cast(obj, "isa-serial") ||
+           object_dynamic_cast(obj, "virtio-pci");
 }
 
 /* Plane 0's chipset, by QOM type (and its subtypes) */
@@ -152,16 +174,62 @@ static void plane_device_dropped(unsigned int plane, Object *dev,
     }
 }
 
+/*
+ * Is @mr a PCI host's configuration data window (0xcfc) or its ECAM?  If
+ * so, *@fn is the function the access at @addr reaches (%NULL: none).
+ */
+static bool plane_pci_config_window(Object *dev, MemoryRegion *mr,
+                                    hwaddr addr, bool *ecam, PCIDevice **fn)
+{
+    PCIHostState *phb = (PCIHostState *)object_dynamic_cast(dev,
+                                                    TYPE_PCI_HOST_BRIDGE);
+    PCIExpressHost *pcie = (PCIExpressHost *)object_dynamic_cast(dev,
+                                                    TYPE_PCIE_HOST_BRIDGE);
+
+    *fn = NULL;
+    if (!phb || !phb->bus) {
+        return false;
+    }
+    if (pcie && mr == &pcie->mmio) {
+        *ecam = true;
+        *fn = pci_find_device(phb->bus, PCIE_MMCFG_BUS(addr),
+                              PCIE_MMCFG_DEVFN(addr));
+        return true;
+    }
+    if (mr == &phb->data_mem) {
+        uint32_t config_reg = phb->config_reg;
+
+        *ecam = false;
+        if (config_reg & (1U << 31)) {
+            *fn = pci_find_device(phb->bus, (config_reg >> 16) & 0xff,
+                                  (config_reg >> 8) & 0xff);
+        }
+        return true;
+    }
+    return false;
+}
+
 bool plane_device_access(MemoryRegion *mr, hwaddr addr, unsigned int size,
                          bool is_write, MemTxAttrs attrs)
 {
     unsigned int plane = attrs.plane, owner;
+    bool ecam;
+    PCIDevice *fn;
     Object *dev;
 
     if (!plane && !plane_devices_owned) {
         return true;            /* plane 0 owns every device */
     }
     owner = plane_device_of(mr, &dev);
+    if (dev && plane_pci_config_window(dev, mr, addr, &ecam, &fn)) {
+        unsigned int fn_plane = fn ? plane_device_plane(DEVICE(fn)) : 0;
+
+        if (fn_plane == plane && (ecam || !plane)) {
+            return true;
+        }
+        plane_device_dropped(plane, dev, mr, addr, is_write);
+        return false;
+    }
     if (owner == plane) {
         return true;
     }
@@ -245,8 +313,14 @@ static bool plane_device_set_owner(Object *obj, unsigned int plane,
     }
     if (plane && !plane_device_can_belong(obj)) {
         error_setg(errp, "%s%u: a %s device cannot belong to a plane other "
-                   "than 0 (only isa-serial can)", why, plane,
-                   object_get_typename(obj));
+                   "than 0 (only isa-serial and virtio-pci devices can)",
+                   why, plane, object_get_typename(obj));
+        return false;
+    }
+    if (plane && plane_devices_settled) {
+        error_setg(errp, "%s%u: only devices of the command line can belong "
+                   "to a plane other than 0; a hot-plugged device is plane "
+                   "0's", why, plane);
         return false;
     }
     if (!plane_device_owner) {
@@ -333,26 +407,48 @@ static void plane_device_irq(void *opaque, int n, int level)
 }
 
 /*
- * A higher plane's device must not interrupt plane 0: its IRQ line into
- * plane 0's interrupt controllers goes, to its own plane where the
- * backend can deliver there, else nowhere (the plane polls the device,
- * as Linux's earlycon does).
+ * A higher plane's serial port must not interrupt plane 0: its IRQ line
+ * into plane 0's interrupt controllers goes to its own plane where the
+ * backend can deliver there, else nowhere (the plane polls the device, as
+ * Linux's earlycon does).
  */
-static void plane_device_rewire_irq(gpointer key, gpointer value,
-                                    gpointer opaque)
+static void plane_device_rewire_serial(Object *obj, unsigned int plane)
 {
     PlaneSet *set = plane_set_get();
-    unsigned int plane = GPOINTER_TO_UINT(value);
-    Object *serial;
+    Object *serial = object_resolve_path_component(obj, "serial");
 
-    if (!plane || !object_dynamic_cast(key, "isa-serial")) {
-        return;
-    }
-    serial = object_resolve_path_component(key, "serial");
     if (serial && object_dynamic_cast(serial, TYPE_SERIAL)) {
         SERIAL(serial)->irq = set->accel->device_irq ?
             qemu_allocate_irq(plane_device_irq, set->planes[plane], 0) : NULL;
     }
+}
+
+/*
+ * A higher plane's PCI function: on a root bus with ECAM, which the plane
+ * reaches, and with INTx (plane 0's IOAPIC pins) off for good.  Its DMA
+ * view is plane_dma_pci_address_space()'s, asked after this.
+ */
+static bool plane_device_attach_pci(PCIDevice *pdev, unsigned int plane,
+                                    Error **errp)
+{
+    PCIBus *bus = pci_get_bus(pdev);
+    BusState *qbus = BUS(bus);
+
+    if (!pci_bus_is_root(bus) ||
+        !object_dynamic_cast(OBJECT(qbus->parent), TYPE_PCIE_HOST_BRIDGE)) {
+        error_setg(errp, "device '%s': plane=%u: a PCI device of a plane "
+                   "other than 0 must sit on a PCI Express root bus (q35's "
+                   "pcie.0), not on '%s': its plane reaches its "
+                   "configuration space through ECAM only",
+                   object_get_canonical_path_component(OBJECT(pdev)), plane,
+                   qbus->name);
+        return false;
+    }
+    pci_word_test_and_set_mask(pdev->config + PCI_COMMAND,
+                               PCI_COMMAND_INTX_DISABLE);
+    pci_word_test_and_clear_mask(pdev->wmask + PCI_COMMAND,
+                                 PCI_COMMAND_INTX_DISABLE);
+    return true;
 }
 
 static unsigned int plane_device_default;
@@ -362,6 +458,8 @@ static void plane_devices_machine_ready(Notifier *notifier, void *data)
     static const char *const containers[] = {
         "/machine/peripheral", "/machine/peripheral-anon",
     };
+    GHashTableIter iter;
+    gpointer key, value;
 
     for (size_t i = 0; plane_device_default && i < ARRAY_SIZE(containers);
          i++) {
@@ -372,9 +470,25 @@ static void plane_devices_machine_ready(Notifier *notifier, void *data)
                                  &plane_device_default);
         }
     }
-    if (plane_device_owner) {
-        g_hash_table_foreach(plane_device_owner, plane_device_rewire_irq,
-                             NULL);
+    plane_devices_settled = true;
+    if (!plane_device_owner) {
+        return;
+    }
+    g_hash_table_iter_init(&iter, plane_device_owner);
+    while (g_hash_table_iter_next(&iter, &key, &value)) {
+        unsigned int plane = GPOINTER_TO_UINT(value);
+        Error *err = NULL;
+
+        if (!plane) {
+            continue;
+        }
+        if (object_dynamic_cast(key, "isa-serial")) {
+            plane_device_rewire_serial(key, plane);
+        } else if (object_dynamic_cast(key, TYPE_PCI_DEVICE) &&
+                   !plane_device_attach_pci(PCI_DEVICE(key), plane, &err)) {
+            error_report_err(err);
+            exit(1);
+        }
     }
 }
 
@@ -398,8 +512,17 @@ bool plane_devices_init(MachineState *ms, unsigned int planes,
     }
     plane_device_default = device_plane;
     plane_device_filter_active = planes > 1;
-    qemu_add_machine_init_done_notifier(&plane_devices_ready_notifier);
     return true;
+}
+
+void plane_devices_attach(void)
+{
+    /*
+     * Machine-done notifiers run newest first: registered after the board
+     * created its PCI buses, this one settles the devices' planes before
+     * the buses hand their devices DMA views (pcibus_machine_done()).
+     */
+    qemu_add_machine_init_done_notifier(&plane_devices_ready_notifier);
 }
 
 typedef struct PlaneDevicePaths {

@@ -1,22 +1,28 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
- * VM planes: device DMA through plane 0's view.
+ * VM planes: device DMA through its plane's view.
  *
- * Devices are plane 0's: whatever a device reads or writes in guest
- * memory, plane 0 could have asked it to.  So device DMA goes through an
- * IOMMU memory region that translates one to one and grants what plane
- * 0's memory attributes grant, looked up per access like the vCPUs' TLB
- * filter does.  PCI root buses hand it to every device below them;
- * fw_cfg and the ISA DMA controller take it from plane_device_dma_as().
+ * Whatever a device reads or writes in guest memory, the plane it belongs
+ * to could have asked it to.  So device DMA goes through an IOMMU memory
+ * region that translates one to one and grants what that plane's memory
+ * attributes grant, looked up per access like the vCPUs' TLB filter does:
+ * one view per plane that owns devices, plane 0's for every other device.
+ * PCI root buses hand each device its plane's view; fw_cfg and the ISA
+ * DMA controller (plane 0's) take plane 0's from plane_device_dma_as().
  *
- * What would get around it is refused instead: a vIOMMU (it would take
- * the buses' DMA over), bus-level IOMMU bypass, virtio devices without
- * VIRTIO_F_IOMMU_PLATFORM (they would use address_space_memory, so it is
- * forced on), and the devices that change guest memory without DMA at
- * guest-chosen addresses (balloon, memory hot-unplug).  Mappings cannot
- * be shadowed either (VFIO, vhost's IOTLB): the attributes change at any
- * time and the region sends no notifications.
+ * A higher plane's device must not interrupt plane 0's vCPUs: in its
+ * view the interrupt message window (0xfee00000, 1 MiB) leads to the
+ * plane's own message sink, which the backend delivers to the plane's
+ * vCPU states (PlaneAccelClass::device_msi).
+ *
+ * What would get around the views is refused instead: a vIOMMU (it would
+ * take the buses' DMA over), bus-level IOMMU bypass, virtio devices
+ * without VIRTIO_F_IOMMU_PLATFORM (they would use address_space_memory,
+ * so it is forced on), and the devices that change guest memory without
+ * DMA at guest-chosen addresses (balloon, memory hot-unplug).  Mappings
+ * cannot be shadowed either (VFIO, vhost's IOTLB): the attributes change
+ * at any time and the region sends no notifications.
  */
 
 #include "qemu/osdep.h"
@@ -31,6 +37,8 @@
 #include "hw/pci/pci_host.h"
 #include "hw/pci/pci_bus.h"
 #include "hw/planes/plane.h"
+#include "hw/planes/plane-accel.h"
+#include "hw/planes/plane-device.h"
 #include "hw/planes/plane-dma.h"
 #include "hw/planes/plane-memory.h"
 #include "trace.h"
@@ -40,23 +48,47 @@
 /* The attribute map's granule: one translation covers one page. */
 #define PLANE_DMA_PAGE_MASK 0xfffULL
 
+/* The interrupt message window, as x86's APIC_DEFAULT_ADDRESS page range */
+#define PLANE_DMA_MSI_BASE 0xfee00000ULL
+#define PLANE_DMA_MSI_SIZE 0x100000ULL
+
 typedef struct PlaneDmaView {
+    unsigned int plane;
     MemoryRegion root;
     IOMMUMemoryRegion iommu;
     AddressSpace as;
+    /* planes >= 1: where the view's interrupt message window leads */
+    MemoryRegion msi_sink;
+    AddressSpace msi_as;
 } PlaneDmaView;
 
-static PlaneDmaView *plane_dma_view;
+/* Indexed by plane; plane 0's with planes > 1, the others on demand */
+static PlaneDmaView **plane_dma_views;
 
 AddressSpace *plane_device_dma_as(void)
 {
-    return plane_dma_view ? &plane_dma_view->as : &address_space_memory;
+    return plane_dma_views ? &plane_dma_views[0]->as : &address_space_memory;
 }
 
-/* For error messages: the view exists only with planes > 1. */
+/* For error messages: the views exist only with planes > 1. */
 static unsigned int plane_dma_planes(void)
 {
     return plane_set_get()->nr_planes;
+}
+
+/*
+ * Whether guest RAM (or ROM) is at @addr.  A device's DMA that reaches
+ * another device carries no plane (MemTxAttrs are the device's, plane
+ * 0's), so a higher plane's device may only reach memory.  Under RCU.
+ */
+static bool plane_dma_is_ram(hwaddr addr)
+{
+    hwaddr xlat, len = 1;
+    MemoryRegion *mr = flatview_translate(
+        address_space_to_flatview(&address_space_memory), addr, &xlat, &len,
+        false, MEMTXATTRS_UNSPECIFIED);
+
+    return memory_region_is_ram(mr) || memory_region_is_romd(mr);
 }
 
 /* Called under RCU, like every translation: the attribute map is RCU's. */
@@ -64,7 +96,8 @@ static IOMMUTLBEntry plane_dma_translate(IOMMUMemoryRegion *iommu,
                                          hwaddr addr, IOMMUAccessFlags flag,
                                          int iommu_idx)
 {
-    uint32_t attrs = plane_mem_attrs_lookup(0, addr);
+    PlaneDmaView *view = container_of(iommu, PlaneDmaView, iommu);
+    uint32_t attrs;
     IOMMUTLBEntry entry = {
         .target_as = &address_space_memory,
         .iova = addr & ~PLANE_DMA_PAGE_MASK,
@@ -73,6 +106,20 @@ static IOMMUTLBEntry plane_dma_translate(IOMMUMemoryRegion *iommu,
         .perm = IOMMU_RW,
     };
 
+    if (view->plane && addr >= PLANE_DMA_MSI_BASE &&
+        addr - PLANE_DMA_MSI_BASE < PLANE_DMA_MSI_SIZE) {
+        entry.target_as = &view->msi_as;
+        entry.translated_addr -= PLANE_DMA_MSI_BASE;
+        entry.perm = IOMMU_WO;
+        return entry;
+    }
+    if (view->plane && !plane_dma_is_ram(addr)) {
+        /* it would reach a device as plane 0's DMA does: peer-to-peer */
+        entry.perm = IOMMU_NONE;
+        trace_plane_dma_refused(view->plane, addr, flag, 0);
+        return entry;
+    }
+    attrs = plane_mem_attrs_lookup(view->plane, addr);
     if (attrs & PLANE_MEM_ATTR_NO_READ) {
         entry.perm &= ~IOMMU_RO;
     }
@@ -80,7 +127,7 @@ static IOMMUTLBEntry plane_dma_translate(IOMMUMemoryRegion *iommu,
         entry.perm &= ~IOMMU_WO;
     }
     if ((flag & entry.perm) != flag) {
-        trace_plane_dma_refused(addr, flag, attrs);
+        trace_plane_dma_refused(view->plane, addr, flag, attrs);
     }
     return entry;
 }
@@ -91,9 +138,9 @@ static int plane_dma_notify_flag_changed(IOMMUMemoryRegion *iommu,
 {
     if (new != IOMMU_NOTIFIER_NONE) {
         error_setg(errp, "-machine planes=%u: device DMA goes through "
-                   "plane 0's memory attributes, which change at any time; "
-                   "devices that map guest memory themselves (VFIO, vhost "
-                   "with an IOTLB) are not supported with planes",
+                   "its plane's memory attributes, which change at any "
+                   "time; devices that map guest memory themselves (VFIO, "
+                   "vhost with an IOTLB) are not supported with planes",
                    plane_dma_planes());
         return -EINVAL;
     }
@@ -203,22 +250,62 @@ static GlobalProperty plane_dma_virtio_props[] = {
     { "virtio-device", "iommu_platform", "on" },
 };
 
+/*
+ * A device of plane view->plane wrote an interrupt message: it goes to the
+ * plane, never to plane 0's interrupt controllers.  Under the BQL.
+ */
+static void plane_dma_msi_write(void *opaque, hwaddr addr, uint64_t val,
+                                unsigned size)
+{
+    PlaneDmaView *view = opaque;
+    PlaneSet *set = plane_set_get();
+    uint64_t address = PLANE_DMA_MSI_BASE + addr;
+    bool taken = set->accel->device_msi &&
+                 set->accel->device_msi(set->planes[view->plane], address,
+                                        val);
+
+    trace_plane_dma_msi(view->plane, address, val, taken);
+}
+
+static const MemoryRegionOps plane_dma_msi_ops = {
+    .write = plane_dma_msi_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 4,
+        .max_access_size = 4,
+    },
+};
+
+static PlaneDmaView *plane_dma_view_new(Object *owner, unsigned int plane)
+{
+    PlaneDmaView *view = g_new0(PlaneDmaView, 1);
+    g_autofree char *name = g_strdup_printf("plane%u-device-dma", plane);
+    g_autofree char *root = g_strdup_printf("%s-root", name);
+
+    view->plane = plane;
+    memory_region_init(&view->root, owner, root, UINT64_MAX);
+    memory_region_init_iommu(&view->iommu, sizeof(view->iommu),
+                             TYPE_PLANE_DMA_IOMMU_MEMORY_REGION, owner, name,
+                             UINT64_MAX);
+    memory_region_add_subregion(&view->root, 0, MEMORY_REGION(&view->iommu));
+    address_space_init(&view->as, &view->root, name);
+    if (plane) {
+        g_autofree char *msi = g_strdup_printf("plane%u-msi", plane);
+
+        memory_region_init_io(&view->msi_sink, owner, &plane_dma_msi_ops,
+                              view, msi, PLANE_DMA_MSI_SIZE);
+        address_space_init(&view->msi_as, &view->msi_sink, msi);
+    }
+    return view;
+}
+
 bool plane_dma_init(MachineState *ms, unsigned int planes, Error **errp)
 {
-    PlaneDmaView *view;
-
     if (planes == 1) {
         return true;
     }
-    view = g_new0(PlaneDmaView, 1);
-    memory_region_init(&view->root, OBJECT(ms), "plane0-device-dma-root",
-                       UINT64_MAX);
-    memory_region_init_iommu(&view->iommu, sizeof(view->iommu),
-                             TYPE_PLANE_DMA_IOMMU_MEMORY_REGION, OBJECT(ms),
-                             "plane0-device-dma", UINT64_MAX);
-    memory_region_add_subregion(&view->root, 0, MEMORY_REGION(&view->iommu));
-    address_space_init(&view->as, &view->root, "plane0-device-dma");
-    plane_dma_view = view;
+    plane_dma_views = g_new0(PlaneDmaView *, planes);
+    plane_dma_views[0] = plane_dma_view_new(OBJECT(ms), 0);
 
     for (size_t i = 0; i < ARRAY_SIZE(plane_dma_virtio_props); i++) {
         qdev_prop_register_global(&plane_dma_virtio_props[i]);
@@ -227,10 +314,22 @@ bool plane_dma_init(MachineState *ms, unsigned int planes, Error **errp)
     return true;
 }
 
+/*
+ * The view of the device at @devfn: its plane's.  Cold-plugged devices ask
+ * at machine-done, after their plane is settled (plane_devices_attach());
+ * devices of planes >= 1 cannot be hot-plugged.
+ */
 static AddressSpace *plane_dma_pci_address_space(PCIBus *bus, void *opaque,
                                                  int devfn)
 {
-    return &plane_dma_view->as;
+    PCIDevice *dev = bus->devices[devfn];
+    unsigned int plane = dev ? plane_device_plane(DEVICE(dev)) : 0;
+
+    if (!plane_dma_views[plane]) {
+        plane_dma_views[plane] = plane_dma_view_new(qdev_get_machine(),
+                                                    plane);
+    }
+    return &plane_dma_views[plane]->as;
 }
 
 static const PCIIOMMUOps plane_dma_pci_ops = {
@@ -259,7 +358,7 @@ static int plane_dma_attach_host(Object *obj, void *opaque)
 
 bool plane_dma_attach_pci(MachineState *ms, Error **errp)
 {
-    if (!plane_dma_view) {
+    if (!plane_dma_views) {
         return true;
     }
     return !object_child_foreach_recursive(OBJECT(ms), plane_dma_attach_host,

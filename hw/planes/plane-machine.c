@@ -432,6 +432,10 @@ bool machine_planes_create_vcpus(MachineState *ms, Error **errp)
         }
     }
     plane_set_block_cpu_unplug(set);
-    return plane_dma_attach_pci(ms, errp);
+    if (!plane_dma_attach_pci(ms, errp)) {
+        return false;
+    }
+    plane_devices_attach();
+    return true;
 }
 

@@ -1132,6 +1132,56 @@ static void test_device_irq(void)
     rmdir(dir);
 }
 
+/*
+ * A virtio-rng-pci given to plane 1 on pcie.0 (00:05.0): plane 0 finds no
+ * function there (0xcf8 and ECAM read all ones) while its own host bridge
+ * answers; plane 1 finds its function and nothing of plane 0's, places the
+ * BARs, finds INTx disabled for good, and gets 64 random bytes written
+ * into its hidden region (plane 0's DMA view would refuse them) with the
+ * queue's MSI-X message in its APIC while plane 0 ran, which counted no
+ * interrupt.  The device is plane 1's in query-planes and its DMA address
+ * space is plane 1's view.
+ */
+static void test_virtio_plane(void)
+{
+    g_autoptr(QDict) p1 = NULL;
+    g_autofree char *serial = NULL, *mtree = NULL;
+    QList *devices;
+    const char *line;
+    unsigned int nonzero;
+    GuestRun run;
+
+    guest_start(&run, "q35,planes=2", "test=virtio-plane halt=1",
+                "-no-reboot -device virtio-rng-pci,id=p1rng,plane=1,"
+                "addr=05.0,disable-legacy=on");
+    serial = guest_wait_serial(&run, "DONE");
+    line = strstr(serial, "RESULT virtio-plane ");
+    g_assert(line);
+    g_assert(g_str_has_prefix(line, "RESULT virtio-plane rax=0 "
+             "p0-cf8=0xffffffff p0-ecam=0xffffffff p0-host=0x29c08086 "
+             "p1-id=0x10441af4 p1-host=0xffffffff cmd=0x406 vector=0 "
+             "status=0xf taken=1 pending-at-entry=1 used=1 len=64 "
+             "nonzero="));
+    /* 64 random bytes: a zero now and then, never most of them */
+    g_assert(sscanf(strstr(line, "nonzero="), "nonzero=%u", &nonzero) == 1);
+    g_assert_cmpuint(nonzero, >=, 48);
+    g_assert(strstr(line, " plane0-interrupts=0\r\n"));
+
+    p1 = query_plane(run.qts, 1);
+    devices = qdict_get_qlist(p1, "devices");
+    g_assert_cmpint(qlist_size(devices), ==, 1);
+    g_assert_cmpstr(qstring_get_str(qobject_to(QString,
+                                               qlist_peek(devices))),
+                    ==, "/machine/peripheral/p1rng");
+    mtree = qtest_hmp(run.qts, "info mtree");
+    g_assert(strstr(mtree, "address-space: virtio-rng-pci\r\n"
+                    "  0000000000000000-ffffffffffffffff (prio 0, i/o): "
+                    "bus master container\r\n"
+                    "    0000000000000000-ffffffffffffffff (prio 0, i/o): "
+                    "alias bus master @plane1-device-dma-root"));
+    guest_finish(&run);
+}
+
 int main(int argc, char **argv)
 {
     static const BootCase boot_inside = {
@@ -1227,6 +1277,8 @@ int main(int argc, char **argv)
     qtest_add_func("/planes/tcg/round-robin", test_round_robin);
     qtest_add_func("/planes/tcg/devices/chipset-is-plane-0s",
                    test_chipset_plane0);
+    qtest_add_func("/planes/tcg/devices/virtio-pci-of-plane-1",
+                   test_virtio_plane);
     qtest_add_func("/planes/tcg/devices/irq-to-owning-plane",
                    test_device_irq);
     return g_test_run();

@@ -103,12 +103,23 @@ static const PlanesErrorCase planes_error_cases[] = {
     { "-machine q35 -device isa-serial,iobase=0x2f8,plane=1",
       "-device isa-serial,iobase=0x2f8,plane=1: plane=1: the machine has no "
       "plane 1 (-machine planes=1: planes 0 to 0)" },
-    { "-machine q35,planes=2 -device virtio-net-pci,plane=1",
-      "-device virtio-net-pci,plane=1: plane=1: a virtio-net-pci device "
-      "cannot belong to a plane other than 0 (only isa-serial can)" },
+    { "-machine q35,planes=2 -device e1000e,plane=1",
+      "-device e1000e,plane=1: plane=1: a e1000e device cannot belong to a "
+      "plane other than 0 (only isa-serial and virtio-pci devices can)" },
     { "-machine q35,planes=2,device-plane=1 -device isa-debug-exit,id=dbg",
       "device 'dbg': -machine device-plane=1: a isa-debug-exit device cannot "
-      "belong to a plane other than 0 (only isa-serial can)" },
+      "belong to a plane other than 0 (only isa-serial and virtio-pci "
+      "devices can)" },
+    { "-machine pc,planes=2 -device virtio-rng-pci,id=rng,plane=1,"
+      "disable-legacy=on",
+      "device 'rng': plane=1: a PCI device of a plane other than 0 must sit "
+      "on a PCI Express root bus (q35's pcie.0), not on 'pci.0': its plane "
+      "reaches its configuration space through ECAM only" },
+    { "-machine q35,planes=2 -device pcie-root-port,id=rp,chassis=1 "
+      "-device virtio-rng-pci,id=rng,bus=rp,plane=1",
+      "device 'rng': plane=1: a PCI device of a plane other than 0 must sit "
+      "on a PCI Express root bus (q35's pcie.0), not on 'rp': its plane "
+      "reaches its configuration space through ECAM only" },
     { "-machine q35,planes=2,default-bus-bypass-iommu=on",
       "-machine planes=2: PCI bus 'pcie.0' bypasses the IOMMU "
       "(default-bus-bypass-iommu=on), but device DMA must go through plane "
@@ -190,6 +201,33 @@ static void test_planes_machine_none(void)
 
     g_assert_cmpint(qlist_size(qdict_get_qlist(resp, "return")), ==, 0);
     g_assert_cmpstr(hmp, ==, "This machine has no planes\r\n");
+    qtest_quit(qts);
+}
+
+/*
+ * A hot-plugged device stays plane 0's: a device of a plane >= 1 is set up
+ * when the machine is done (its DMA view, its INTx), so device_add with
+ * plane=1 is refused, with plane=0 it plugs.
+ */
+static void test_planes_hotplug_stays_plane0(void)
+{
+    QTestState *qts = qtest_init("-machine q35,planes=2 -accel tcg "
+                                 "-nodefaults -S -device pcie-root-port,"
+                                 "id=rp,chassis=1");
+    g_autoptr(QDict) refused = qtest_qmp(qts, "{ 'execute': 'device_add', "
+        "'arguments': { 'driver': 'virtio-rng-pci', 'id': 'rng', "
+        "'bus': 'rp', 'plane': 1 } }");
+    g_autoptr(QDict) plugged = NULL;
+
+    g_assert_cmpstr(qdict_get_str(qdict_get_qdict(refused, "error"),
+                                  "desc"), ==,
+                    "plane=1: only devices of the command line can belong "
+                    "to a plane other than 0; a hot-plugged device is plane "
+                    "0's");
+    plugged = qtest_qmp(qts, "{ 'execute': 'device_add', 'arguments': { "
+                        "'driver': 'virtio-rng-pci', 'id': 'rng', "
+                        "'bus': 'rp', 'plane': 0 } }");
+    g_assert(qdict_haskey(plugged, "return"));
     qtest_quit(qts);
 }
 
@@ -624,6 +662,8 @@ int main(int argc, char **argv)
     qtest_add_func("/planes/property/introspection",
                    test_planes_introspection);
     qtest_add_func("/planes/machine-none", test_planes_machine_none);
+    qtest_add_func("/planes/devices/hotplug-stays-plane-0",
+                   test_planes_hotplug_stays_plane0);
     for (size_t i = 0; i < ARRAY_SIZE(plane_counts); i++) {
         unsigned int n = plane_counts[i];
         g_autofree char *qom = g_strdup_printf("/planes/%u/qom", n);

@@ -15,6 +15,7 @@
 typedef struct PlaneAccelClass PlaneAccelClass;
 typedef struct PlaneVCPU PlaneVCPU;
 typedef struct PlaneSet PlaneSet;
+typedef struct Plane Plane;
 
 #define TYPE_PLANE_ACCEL "plane-accel"
 /* Like ACCEL_OPS_NAME: the backend of "tcg-accel" is "tcg-accel-planes". */
@@ -160,6 +161,16 @@ struct PlaneAccelClass {
      * plane's devices have no interrupt line.
      */
     void (*device_irq)(CPUState *cpu, int level);
+
+    /*
+     * device_msi: a device of plane @plane (>= 1) wrote @data to the
+     * interrupt message window at @address (x86: 0xfee00000 + the
+     * destination).  Deliver it to the plane's state of the vCPU index it
+     * addresses, held pending there while another plane runs on the index.
+     * Returns false for a message no state of the plane takes (dropped).
+     * Optional: without it a plane's devices have no message interrupts.
+     */
+    bool (*device_msi)(Plane *plane, uint64_t address, uint32_t data);
 };
 
 /**

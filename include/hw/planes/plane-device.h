@@ -48,6 +48,13 @@ bool plane_devices_init(MachineState *ms, unsigned int planes,
                         unsigned int device_plane, Error **errp);
 
 /*
+ * plane_devices_attach: after the board created its buses, before the
+ * machine is done: the devices' planes are settled (device-plane applied,
+ * placement checked, lines rewired) when the machine is done.
+ */
+void plane_devices_attach(void);
+
+/*
  * plane_device_plane: the plane @dev belongs to.  A device of a plane >= 1
  * is left out of the firmware's description of the machine (ACPI), which
  * is plane 0's.

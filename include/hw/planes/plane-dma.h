@@ -3,8 +3,9 @@
  *
  * VM planes: what devices see of guest memory.
  *
- * Every device belongs to plane 0, so its DMA must see plane 0's view:
- * a sealed page refuses a device exactly as it refuses plane 0's vCPUs.
+ * A device's DMA sees its plane's view: a page sealed against plane 0
+ * refuses plane 0's devices exactly as it refuses plane 0's vCPUs, and a
+ * higher plane's device reaches what its plane reaches.
  */
 
 #ifndef HW_PLANES_PLANE_DMA_H
@@ -24,14 +25,16 @@
 AddressSpace *plane_device_dma_as(void);
 
 /*
- * plane_dma_init: with @planes > 1, set up plane 0's device view and the
+ * plane_dma_init: with @planes > 1, set up plane 0's device view (other
+ * planes' views come when a PCI device of theirs asks) and the
  * device policy (which devices may not come with planes).  Before the
  * board creates its devices.
  */
 bool plane_dma_init(MachineState *ms, unsigned int planes, Error **errp);
 
 /*
- * plane_dma_attach_pci: route every PCI root bus's DMA through the view.
+ * plane_dma_attach_pci: route every PCI root bus's DMA through the views,
+ * each device through its plane's.
  * After the board created its buses, before devices are wired up.
  */
 bool plane_dma_attach_pci(MachineState *ms, Error **errp);

@@ -90,6 +90,12 @@ struct enable_block {
 #define VTL_TEST_IRQ_SETUP  0x7f0c      /* test-only: COM2 interrupts plane 1 */
 #define VTL_TEST_IRQ_TAKE   0x7f0d      /* test-only: take what is pending */
 #define VTL_TEST_ECHO_COUNT 0x7f0e      /* test-only: ECHO calls served */
+#define VTL_TEST_VIRTIO     0x7f0f      /* test-only: drive plane 1's virtio-rng */
+#define VTL_TEST_VIRTIO_TAKE 0x7f10     /* test-only: what it delivered */
+
+/* Where the virtio test puts plane 1's virtio-rng-pci: 00:05.0 on pcie.0 */
+#define VIRTIO_TEST_SLOT    5
+#define Q35_ECAM_BASE       0xb0000000UL
 
 static inline void outb(u16 port, u8 v)
 {

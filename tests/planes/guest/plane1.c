@@ -208,18 +208,24 @@ static u32 p1_lapic_read(u32 reg)
     return *(volatile u32 *)(P1_LAPIC + reg);
 }
 
-static void p1_irq_setup(void)
+/* Plane 1's IDT with p1_irq at @vector, its APIC software-enabled */
+static void p1_interrupts_setup(u8 vector)
 {
     u64 a = (u64)p1_irq;
     struct { u16 limit; u64 base; } __attribute__((packed)) idtr = {
         sizeof(p1_idt) - 1, (u64)p1_idt,
     };
 
-    p1_idt[P1_IRQ_VECTOR * 2] = (a & 0xffff) | (0x08UL << 16) |
-                                (0x8eUL << 40) | ((a >> 16 & 0xffff) << 48);
-    p1_idt[P1_IRQ_VECTOR * 2 + 1] = a >> 32;
+    p1_idt[vector * 2] = (a & 0xffff) | (0x08UL << 16) |
+                         (0x8eUL << 40) | ((a >> 16 & 0xffff) << 48);
+    p1_idt[vector * 2 + 1] = a >> 32;
     __asm__ volatile("lidt %0" : : "m"(idtr));
     p1_lapic_write(0xf0, 0x1ff);                /* enable, spurious 0xff */
+}
+
+static void p1_irq_setup(void)
+{
+    p1_interrupts_setup(P1_IRQ_VECTOR);
     p1_lapic_write(0x350, P1_IRQ_VECTOR);       /* LINT0: fixed, edge */
     outb(COM2 + 3, 0x03);                       /* 8n1 */
     outb(COM2 + 4, 0x08);                       /* OUT2 */
@@ -246,6 +252,179 @@ static void p1_irq_take(u64 *a)
         a[2] = inb(COM2);
     }
     a[0] = p1_irq_count;
+}
+
+/*
+ * Plane 1's own PCI function: a virtio-rng-pci (modern) that plane 0
+ * cannot see.  Plane 1 is its firmware and its driver: it finds the
+ * function through ECAM, places its BARs, points MSI-X entry 0 at its own
+ * APIC (vector 0x51), sets up queue 0 in its hidden region and asks for
+ * 64 random bytes.  The device's DMA must go through plane 1's view (plane
+ * 0's refuses the region) and its interrupt must reach plane 1 alone.
+ */
+#define P1_VIRTIO_VECTOR 0x51
+#define P1_VIRTIO_BARS   0xe0000000UL   /* free in q35's 32-bit PCI hole */
+#define P1_VIRTIO_QSIZE  8
+
+struct virtq_desc {
+    u64 addr;
+    u32 len;
+    u16 flags;
+    u16 next;
+};
+
+static struct {
+    struct virtq_desc desc[P1_VIRTIO_QSIZE];
+    u16 avail[2 + P1_VIRTIO_QSIZE] __attribute__((aligned(4096)));
+    u32 used[1 + 2 * P1_VIRTIO_QSIZE] __attribute__((aligned(4096)));
+    u8 buf[64] __attribute__((aligned(4096)));
+} p1_vq __attribute__((aligned(4096)));
+
+static volatile u8 *p1_vcommon;
+
+static volatile u8 *p1_ecam(u32 off)
+{
+    return (volatile u8 *)(Q35_ECAM_BASE + (VIRTIO_TEST_SLOT << 15) + off);
+}
+
+static u64 p1_bar_base(u8 bar)
+{
+    return P1_VIRTIO_BARS + bar * 0x100000UL;
+}
+
+/*
+ * a[0] id (vendor | device << 16), a[1] command register as read back,
+ * a[2] queue 0's MSI-X vector as read back, a[3] device status,
+ * a[4] what plane 1 reads at the host bridge (00:00.0) through ECAM.
+ */
+static s32 p1_virtio_start(u64 *a)
+{
+    volatile u8 *notify = 0;
+    u32 notify_mult = 0, bars = 0;
+    u8 msix = 0;
+    u16 qsize;
+
+    a[4] = *(volatile u32 *)(Q35_ECAM_BASE);
+    a[0] = *(volatile u32 *)p1_ecam(0);
+    if (a[0] != 0x10441af4) {
+        return -1;
+    }
+    /* the BARs the capabilities name, each 1 MiB apart */
+    for (u8 cap = *p1_ecam(0x34); cap; cap = *p1_ecam(cap + 1)) {
+        if (*p1_ecam(cap) == 0x11) {
+            msix = cap;
+            bars |= 1 << (*(volatile u32 *)p1_ecam(cap + 4) & 7);
+        } else if (*p1_ecam(cap) == 0x09) {
+            bars |= 1 << *p1_ecam(cap + 4);
+        }
+    }
+    for (u8 bar = 0; bar < 6; bar++) {
+        volatile u32 *reg = (volatile u32 *)p1_ecam(0x10 + 4 * bar);
+
+        if (bars & (1 << bar)) {
+            u32 type = *reg & 0x6;
+
+            *reg = p1_bar_base(bar);
+            if (type == 0x4) {
+                reg[1] = 0;
+            }
+        }
+    }
+    *(volatile u16 *)p1_ecam(0x04) = 0x0006;    /* memory, bus master */
+    a[1] = *(volatile u16 *)p1_ecam(0x04);
+    for (u8 cap = *p1_ecam(0x34); cap; cap = *p1_ecam(cap + 1)) {
+        u8 type = *p1_ecam(cap + 3);
+        u64 where = p1_bar_base(*p1_ecam(cap + 4)) +
+                    *(volatile u32 *)p1_ecam(cap + 8);
+
+        if (*p1_ecam(cap) != 0x09) {
+            continue;
+        }
+        if (type == 1) {
+            p1_vcommon = (volatile u8 *)where;
+        } else if (type == 2) {
+            notify = (volatile u8 *)where;
+            notify_mult = *(volatile u32 *)p1_ecam(cap + 16);
+        }
+    }
+    if (!msix || !p1_vcommon || !notify) {
+        return -2;
+    }
+    /* MSI-X entry 0: this state's APIC (ID 0), vector 0x51, unmasked */
+    {
+        u32 table = *(volatile u32 *)p1_ecam(msix + 4);
+        volatile u32 *e = (volatile u32 *)(p1_bar_base(table & 7) +
+                                           (table & ~7U));
+
+        e[0] = 0xfee00000 | (cpuid_apic_id() << 12);
+        e[1] = 0;
+        e[2] = P1_VIRTIO_VECTOR;
+        e[3] = 0;
+        *(volatile u16 *)p1_ecam(msix + 2) = 0x8000;
+    }
+    p1_interrupts_setup(P1_VIRTIO_VECTOR);
+    /* virtio 1.x initialisation, common configuration layout */
+    p1_vcommon[0x14] = 0;                                   /* reset */
+    p1_vcommon[0x14] = 1 | 2;                               /* ACK, DRIVER */
+    *(volatile u32 *)(p1_vcommon + 0x08) = 1;
+    *(volatile u32 *)(p1_vcommon + 0x0c) = 3;       /* VERSION_1, PLATFORM */
+    *(volatile u32 *)(p1_vcommon + 0x08) = 0;
+    *(volatile u32 *)(p1_vcommon + 0x0c) = 0;
+    p1_vcommon[0x14] |= 8;                                  /* FEATURES_OK */
+    if (!(p1_vcommon[0x14] & 8)) {
+        a[3] = p1_vcommon[0x14];
+        return -3;
+    }
+    *(volatile u16 *)(p1_vcommon + 0x16) = 0;               /* queue 0 */
+    qsize = *(volatile u16 *)(p1_vcommon + 0x18);
+    if (qsize < P1_VIRTIO_QSIZE) {
+        return -4;
+    }
+    *(volatile u16 *)(p1_vcommon + 0x18) = P1_VIRTIO_QSIZE;
+    *(volatile u16 *)(p1_vcommon + 0x1a) = 0;               /* MSI-X 0 */
+    a[2] = *(volatile u16 *)(p1_vcommon + 0x1a);
+    *(volatile u64 *)(p1_vcommon + 0x20) = (u64)p1_vq.desc;
+    *(volatile u64 *)(p1_vcommon + 0x28) = (u64)p1_vq.avail;
+    *(volatile u64 *)(p1_vcommon + 0x30) = (u64)p1_vq.used;
+    *(volatile u16 *)(p1_vcommon + 0x1c) = 1;               /* enable */
+    p1_vcommon[0x14] |= 4;                                  /* DRIVER_OK */
+    a[3] = p1_vcommon[0x14];
+    /* one buffer for the device to fill */
+    for (int i = 0; i < 64; i++) {
+        p1_vq.buf[i] = 0;
+    }
+    p1_vq.desc[0].addr = (u64)p1_vq.buf;
+    p1_vq.desc[0].len = sizeof(p1_vq.buf);
+    p1_vq.desc[0].flags = 2;                                /* WRITE */
+    p1_vq.avail[2] = 0;
+    __atomic_store_n(&p1_vq.avail[1], 1, __ATOMIC_RELEASE);
+    *(volatile u16 *)(notify + notify_mult *
+                      *(volatile u16 *)(p1_vcommon + 0x1e)) = 0;
+    return 0;
+}
+
+/*
+ * {interrupts taken, vector pending at entry, used index, length used,
+ *  bytes of the buffer not zero}: one interrupt window, as p1_irq_take()
+ */
+static void p1_virtio_take(u64 *a)
+{
+    u32 irr = p1_lapic_read(0x200 + (P1_VIRTIO_VECTOR / 32) * 0x10);
+    u64 before = p1_irq_count;
+
+    a[1] = irr >> (P1_VIRTIO_VECTOR % 32) & 1;
+    __asm__ volatile("sti");
+    for (int i = 0; i < 64; i++) {
+        __asm__ volatile("pause");
+    }
+    __asm__ volatile("cli");
+    a[0] = p1_irq_count - before;
+    a[2] = __atomic_load_n((volatile u16 *)p1_vq.used + 1, __ATOMIC_ACQUIRE);
+    a[3] = p1_vq.used[2];
+    a[4] = 0;
+    for (int i = 0; i < 64; i++) {
+        a[4] += p1_vq.buf[i] != 0;
+    }
 }
 
 extern char enabled_entry[], stacks[];
@@ -320,6 +499,13 @@ static s32 p1_serve(struct calling_area *ca)
         return 0;
     case VTL_TEST_CHIPSET:
         p1_program_chipset();
+        return 0;
+    case VTL_TEST_VIRTIO:
+        ca->resp_size = 40;
+        return p1_virtio_start(a);
+    case VTL_TEST_VIRTIO_TAKE:
+        p1_virtio_take(a);
+        ca->resp_size = 40;
         return 0;
     case VTL_TEST_CHECK:
         /* 0 if nothing plane 1 guards changed since boot; the digest */

@@ -14,6 +14,7 @@
 #include "exec/page-protection.h"
 #include "tcg/helper-tcg.h"
 #include "hw/i386/apic.h"
+#include "hw/i386/apic-msidef.h"
 #include "hw/i386/apic_internal.h"
 #include "hw/planes/plane.h"
 #include "hw/planes/plane-memory.h"
@@ -290,6 +291,39 @@ static void plane_tcg_device_irq(CPUState *cs, int level)
     }
 }
 
+/*
+ * An interrupt message of a plane's device goes to the plane's state of
+ * the vCPU index whose APIC ID it names, and nowhere else: physical
+ * destination mode, fixed or lowest-priority delivery, the form a driver
+ * programs for a device's queue interrupt.  A logical or broadcast
+ * destination, an NMI, SMI, INIT or ExtINT message, or a vector below 16
+ * would reach further than a device's interrupt needs: dropped.
+ */
+static bool plane_tcg_device_msi(Plane *plane, uint64_t address,
+                                 uint32_t data)
+{
+    uint32_t dest = (address & MSI_ADDR_DEST_ID_MASK) >>
+                    MSI_ADDR_DEST_ID_SHIFT;
+    uint8_t delivery = (data >> MSI_DATA_DELIVERY_MODE_SHIFT) & 7;
+    uint8_t vector = (data & MSI_DATA_VECTOR_MASK) >> MSI_DATA_VECTOR_SHIFT;
+
+    if ((address >> MSI_ADDR_DEST_MODE_SHIFT) & 1 || dest == 0xff ||
+        (delivery != APIC_DM_FIXED && delivery != APIC_DM_LOWPRI) ||
+        vector < 16) {
+        return false;
+    }
+    for (unsigned int i = 0; i < plane->set->nr_vcpus; i++) {
+        CPUState *cs = plane_cpu(plane, i);
+
+        if (cs && X86_CPU(cs)->apic_state && X86_CPU(cs)->apic_id == dest) {
+            apic_plane_set_irq(X86_CPU(cs)->apic_state, vector,
+                               (data >> MSI_DATA_TRIGGER_SHIFT) & 1);
+            return true;
+        }
+    }
+    return false;
+}
+
 static bool plane_tcg_init_host(MachineState *ms, unsigned int planes,
                                 Error **errp)
 {
@@ -306,6 +340,7 @@ static void plane_accel_tcg_class_init(ObjectClass *oc, void *data)
     pac->init_host = plane_tcg_init_host;
     pac->mem_attrs_changed = plane_tcg_mem_attrs_changed;
     pac->device_irq = plane_tcg_device_irq;
+    pac->device_msi = plane_tcg_device_msi;
 }
 
 static const TypeInfo plane_accel_tcg_type_info = {
