@@ -235,20 +235,31 @@ static void p1_irq_setup(void)
     outb(COM2 + 1, 0x01);                       /* IER: data received */
 }
 
-/* {count, pending at entry, byte received or ~0}: one interrupt window */
-static void p1_irq_take(u64 *a)
+/*
+ * One interrupt window: interrupts on for a moment.  Returns how many were
+ * taken; *@pending says whether @vector was pending at entry.
+ */
+static u64 p1_interrupt_window(u8 vector, u64 *pending)
 {
-    u32 irr = p1_lapic_read(0x200 + (P1_IRQ_VECTOR / 32) * 0x10);
+    u32 irr = p1_lapic_read(0x200 + (vector / 32) * 0x10);
     u64 before = p1_irq_count;
 
-    a[1] = irr >> (P1_IRQ_VECTOR % 32) & 1;
+    *pending = irr >> (vector % 32) & 1;
     __asm__ volatile("sti");
     for (int i = 0; i < 64; i++) {
         __asm__ volatile("pause");
     }
     __asm__ volatile("cli");
+    return p1_irq_count - before;
+}
+
+/* {count, pending at entry, byte received or ~0}: one interrupt window */
+static void p1_irq_take(u64 *a)
+{
+    u64 taken = p1_interrupt_window(P1_IRQ_VECTOR, &a[1]);
+
     a[2] = ~0UL;
-    if (p1_irq_count != before && (inb(COM2 + 5) & 0x01)) {
+    if (taken && (inb(COM2 + 5) & 0x01)) {
         a[2] = inb(COM2);
     }
     a[0] = p1_irq_count;
@@ -409,16 +420,7 @@ static s32 p1_virtio_start(u64 *a)
  */
 static void p1_virtio_take(u64 *a)
 {
-    u32 irr = p1_lapic_read(0x200 + (P1_VIRTIO_VECTOR / 32) * 0x10);
-    u64 before = p1_irq_count;
-
-    a[1] = irr >> (P1_VIRTIO_VECTOR % 32) & 1;
-    __asm__ volatile("sti");
-    for (int i = 0; i < 64; i++) {
-        __asm__ volatile("pause");
-    }
-    __asm__ volatile("cli");
-    a[0] = p1_irq_count - before;
+    a[0] = p1_interrupt_window(P1_VIRTIO_VECTOR, &a[1]);
     a[2] = __atomic_load_n((volatile u16 *)p1_vq.used + 1, __ATOMIC_ACQUIRE);
     a[3] = p1_vq.used[2];
     a[4] = 0;
