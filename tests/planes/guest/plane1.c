@@ -320,13 +320,26 @@ static s32 p1_virtio_start(u64 *a)
     if (a[0] != 0x10441af4) {
         return -1;
     }
-    /* the BARs the capabilities name, each 1 MiB apart */
+    /*
+     * One walk of the capabilities: the BARs they name (each placed 1 MiB
+     * apart, so where a structure will be is known before the BAR is set),
+     * MSI-X, and virtio's common and notify structures.
+     */
     for (u8 cap = *p1_ecam(0x34); cap; cap = *p1_ecam(cap + 1)) {
+        u8 bar = *p1_ecam(cap + 4);
+        u64 where = p1_bar_base(bar) + *(volatile u32 *)p1_ecam(cap + 8);
+
         if (*p1_ecam(cap) == 0x11) {
             msix = cap;
             bars |= 1 << (*(volatile u32 *)p1_ecam(cap + 4) & 7);
         } else if (*p1_ecam(cap) == 0x09) {
-            bars |= 1 << *p1_ecam(cap + 4);
+            bars |= 1 << bar;
+            if (*p1_ecam(cap + 3) == 1) {
+                p1_vcommon = (volatile u8 *)where;
+            } else if (*p1_ecam(cap + 3) == 2) {
+                notify = (volatile u8 *)where;
+                notify_mult = *(volatile u32 *)p1_ecam(cap + 16);
+            }
         }
     }
     for (u8 bar = 0; bar < 6; bar++) {
@@ -343,21 +356,6 @@ static s32 p1_virtio_start(u64 *a)
     }
     *(volatile u16 *)p1_ecam(0x04) = 0x0006;    /* memory, bus master */
     a[1] = *(volatile u16 *)p1_ecam(0x04);
-    for (u8 cap = *p1_ecam(0x34); cap; cap = *p1_ecam(cap + 1)) {
-        u8 type = *p1_ecam(cap + 3);
-        u64 where = p1_bar_base(*p1_ecam(cap + 4)) +
-                    *(volatile u32 *)p1_ecam(cap + 8);
-
-        if (*p1_ecam(cap) != 0x09) {
-            continue;
-        }
-        if (type == 1) {
-            p1_vcommon = (volatile u8 *)where;
-        } else if (type == 2) {
-            notify = (volatile u8 *)where;
-            notify_mult = *(volatile u32 *)p1_ecam(cap + 16);
-        }
-    }
     if (!msix || !p1_vcommon || !notify) {
         return -2;
     }
