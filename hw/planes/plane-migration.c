@@ -25,9 +25,11 @@
 #include "qemu/osdep.h"
 #include "qemu/error-report.h"
 #include "qemu/main-loop.h"
+#include "qemu/units.h"
 #include "migration/vmstate.h"
 #include "hw/planes/plane.h"
 #include "hw/planes/plane-attr-map.h"
+#include "hw/planes/plane-device.h"
 #include "hw/planes/plane-memory.h"
 #include "hw/planes/plane-migration.h"
 #include "hw/planes/plane-ram.h"
@@ -461,7 +463,11 @@ static const VMStateDescription vmstate_vm_planes = {
  * sending, and the source sees the failure and runs on (without a return
  * path it would otherwise count the migration completed once all is
  * sent); and the regions with fresh RAM, whose RAM blocks the destination
- * must have before RAM's own setup names them.
+ * must have before RAM's own setup names them.  And which devices belong
+ * to which plane: the destination's command line decides that, and a
+ * device given to another plane there would load its state through the
+ * wrong plane's view (a virtio queue read as all ones), so a difference
+ * is one clear error before any device state arrives.
  */
 typedef struct PlaneMigRegion {
     bool fresh;
@@ -473,7 +479,29 @@ typedef struct PlaneMigSetup {
     int32_t nr_planes;
     int32_t nr_vcpus;
     PlaneMigRegion regions[PLANES_MAX];
+    uint32_t devices_len;
+    char *devices;              /* plane_mig_devices(), NUL included */
 } PlaneMigSetup;
+
+/* "plane 1: /path /path; plane 2: none": each plane >= 1's devices */
+static char *plane_mig_devices(PlaneSet *set)
+{
+    GString *s = g_string_new("");
+
+    for (unsigned int p = 1; p < set->nr_planes; p++) {
+        g_autoptr(strList) paths = plane_device_paths(p);
+        strList *e;
+
+        g_string_append_printf(s, "%splane %u:", p > 1 ? "; " : "", p);
+        for (e = paths; e; e = e->next) {
+            g_string_append_printf(s, " %s", e->value);
+        }
+        if (!paths) {
+            g_string_append(s, " none");
+        }
+    }
+    return g_string_free(s, false);
+}
 
 static PlaneMigSetup plane_mig_setup;
 
@@ -494,7 +522,57 @@ static int plane_mig_setup_pre_save(void *opaque)
             .size = plane->region_size,
         };
     }
+    setup->devices = plane_mig_devices(set);
+    setup->devices_len = strlen(setup->devices) + 1;
     return 0;
+}
+
+static int plane_mig_setup_post_save(void *opaque)
+{
+    PlaneMigSetup *setup = opaque;
+
+    g_clear_pointer(&setup->devices, g_free);
+    setup->devices_len = 0;
+    return 0;
+}
+
+static int plane_mig_setup_pre_load(void *opaque)
+{
+    return plane_mig_setup_post_save(opaque);
+}
+
+/* Bounds the allocation the device list's length asks for. */
+#define PLANE_MIG_DEVICES_MAX (64 * KiB)
+
+static bool plane_mig_setup_devices_len(void *opaque, int version_id)
+{
+    PlaneMigSetup *setup = opaque;
+
+    if (!setup->devices_len || setup->devices_len > PLANE_MIG_DEVICES_MAX) {
+        error_report("planes: the incoming list of the planes' devices is "
+                     "%" PRIu32 " bytes (1 to %u)", setup->devices_len,
+                     (unsigned int)PLANE_MIG_DEVICES_MAX);
+        return false;
+    }
+    return true;
+}
+
+static bool plane_mig_setup_same_devices(void *opaque, int version_id)
+{
+    PlaneMigSetup *setup = opaque;
+    g_autofree char *here = plane_mig_devices(plane_set_get());
+
+    if (setup->devices[setup->devices_len - 1] ||
+        strcmp(setup->devices, here)) {
+        error_report("planes: the devices of the planes differ: the source "
+                     "has %.*s, this VM %s; give each device the same plane "
+                     "property on both sides",
+                     (int)setup->devices_len - 1, setup->devices, here);
+        plane_mig_setup_post_save(setup);
+        return false;
+    }
+    plane_mig_setup_post_save(setup);
+    return true;
 }
 
 static bool plane_mig_setup_same_shape(void *opaque, int version_id)
@@ -574,12 +652,14 @@ static const VMStateDescription vmstate_plane_mig_region = {
 
 static const VMStateDescription vmstate_vm_planes_setup = {
     .name = "vm-planes/setup",
-    .version_id = 1,
-    .minimum_version_id = 1,
+    .version_id = 2,
+    .minimum_version_id = 2,
     .early_setup = true,
     /* any priority above RAM's default puts it before RAM's setup */
     .priority = MIG_PRI_IOMMU,
     .pre_save = plane_mig_setup_pre_save,
+    .post_save = plane_mig_setup_post_save,
+    .pre_load = plane_mig_setup_pre_load,
     .post_load = plane_mig_setup_post_load,
     .fields = (const VMStateField[]) {
         VMSTATE_INT32(nr_planes, PlaneMigSetup),
@@ -587,6 +667,13 @@ static const VMStateDescription vmstate_vm_planes_setup = {
         VMSTATE_VALIDATE("planes configuration", plane_mig_setup_same_shape),
         VMSTATE_STRUCT_ARRAY(regions, PlaneMigSetup, PLANES_MAX, 1,
                              vmstate_plane_mig_region, PlaneMigRegion),
+        VMSTATE_UINT32(devices_len, PlaneMigSetup),
+        VMSTATE_VALIDATE("length of the devices' list",
+                         plane_mig_setup_devices_len),
+        VMSTATE_VBUFFER_ALLOC_UINT32(devices, PlaneMigSetup, 0, NULL,
+                                     devices_len),
+        VMSTATE_VALIDATE("devices of the planes",
+                         plane_mig_setup_same_devices),
         VMSTATE_END_OF_LIST()
     },
 };

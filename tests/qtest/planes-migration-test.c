@@ -13,6 +13,7 @@
 #include "libqtest.h"
 #include "qobject/qdict.h"
 #include "qobject/qlist.h"
+#include "qobject/qstring.h"
 #include "planes-guest-lib.h"
 
 #define MIGRATE_STOP 0x6000     /* the guest's stop flag (plane0.c) */
@@ -450,6 +451,99 @@ static void test_planes1_stock(void)
     qtest_quit(back);
 }
 
+/*
+ * A virtio-rng-pci of plane 1, migrated: plane 1 sets it up and gets its
+ * first 64 bytes on the source; the VM is migrated (file:) while plane 0
+ * waits; on the destination plane 1 makes a second request of the same
+ * device without setting anything up again.  The destination must have
+ * rebuilt the device's plane (its DMA reaches plane 1's hidden region, its
+ * MSI-X message plane 1's APIC) from the same command line and the
+ * device's own migrated state: used index 2, one more interrupt taken by
+ * plane 1, none by plane 0.  First a destination that gives the device to
+ * plane 0 refuses the stream with one error naming both sides, before
+ * the device's state is loaded through plane 0's view.
+ */
+#define VIRTIO_DEVICE "-device virtio-rng-pci,id=p1rng,plane=1,addr=05.0," \
+                      "disable-legacy=on"
+#define VIRTIO_APPEND "test=virtio-plane hold=virtio halt=1"
+
+/* -incoming @uri with the device of plane @plane: must fail, one line. */
+static void virtio_incoming_refused(const char *uri, unsigned int plane)
+{
+    g_autofree char *cmd = g_strdup_printf(
+        "timeout 120 %s -accel tcg -machine q35,planes=2 -smp 2 -m 512M "
+        "-nodefaults -display none -kernel %s -append '" VIRTIO_APPEND "' "
+        "-no-reboot -incoming %s -device virtio-rng-pci,id=p1rng,plane=%u,"
+        "addr=05.0,disable-legacy=on", g_getenv("QTEST_QEMU_BINARY"),
+        guest_path(), uri, plane);
+    g_autofree char *err = NULL;
+    int status;
+
+    g_assert(g_spawn_command_line_sync(cmd, NULL, &err, &status, NULL));
+    g_assert(WIFEXITED(status));
+    g_assert_cmpint(WEXITSTATUS(status), ==, 1);
+    if (!strstr(err, "planes: the devices of the planes differ: the source "
+                "has plane 1: /machine/peripheral/p1rng, this VM plane 1: "
+                "none; give each device the same plane property on both "
+                "sides\n")) {
+        g_test_message("%s", err);
+        g_assert_not_reached();
+    }
+    /* refused in the setup phase: no device state was loaded */
+    g_assert_null(strstr(err, "VQ 0"));
+}
+
+static void test_virtio_device(void)
+{
+    g_autofree char *path = NULL, *uri = NULL, *first = NULL;
+    g_autofree char *again = NULL, *incoming = NULL;
+    g_autoptr(QDict) resp = NULL, p1 = NULL;
+    unsigned int nonzero;
+    GuestRun a, b;
+    int fd = g_file_open_tmp("planes-mig-XXXXXX.bin", &path, NULL);
+
+    g_assert(fd >= 0);
+    close(fd);
+    uri = g_strdup_printf("file:%s", path);
+    guest_start_accel(&a, "tcg", "q35,planes=2", VIRTIO_APPEND,
+                      "-no-reboot " VIRTIO_DEVICE);
+    first = wait_line(&a, "RESULT virtio-plane ");
+    g_assert_nonnull(strstr(first, " rax=0 "));
+    g_assert_nonnull(strstr(first, " taken=1 pending-at-entry=1 used=1 "
+                                   "len=64 "));
+    g_assert_nonnull(strstr(first, " plane0-interrupts=0\r\n"));
+    g_free(guest_wait_serial(&a, "P0: held at virtio"));
+    qtest_qmp_assert_success(a.qts, "{ 'execute': 'stop' }");
+    resp = qtest_qmp(a.qts, "{ 'execute': 'migrate', 'arguments': "
+                     "{ 'uri': %s } }", uri);
+    g_assert(qdict_haskey(resp, "return"));
+    wait_migration(a.qts, "completed");
+    guest_finish(&a);
+
+    virtio_incoming_refused(uri, 0);
+    incoming = g_strdup_printf("-no-reboot -S -incoming %s " VIRTIO_DEVICE,
+                               uri);
+    guest_start_accel(&b, "tcg", "q35,planes=2", VIRTIO_APPEND, incoming);
+    wait_migration(b.qts, "completed");
+    p1 = query_plane(b.qts, 1);
+    g_assert_cmpstr(qstring_get_str(qobject_to(QString,
+                        qlist_peek(qdict_get_qlist(p1, "devices")))),
+                    ==, "/machine/peripheral/p1rng");
+    qtest_qmp_assert_success(b.qts, "{ 'execute': 'cont' }");
+    qtest_writeq(b.qts, MIGRATE_HOLD, 1);
+    again = wait_line(&b, "RESULT virtio-again ");
+    if (!strstr(again, " used=2 len=64 ")) {
+        g_test_message("%s", again);
+    }
+    g_assert(g_str_has_prefix(again, "RESULT virtio-again rax=0 taken=1 "
+                                     "pending-at-entry=1 used=2 len=64 "));
+    g_assert(sscanf(strstr(again, "nonzero="), "nonzero=%u", &nonzero) == 1);
+    g_assert_cmpuint(nonzero, >=, 48);
+    g_assert_nonnull(strstr(again, " plane0-interrupts=0\r\n"));
+    guest_finish(&b);
+    unlink(path);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -464,6 +558,8 @@ int main(int argc, char **argv)
     qtest_add_func("/planes/tcg/migration/fresh-ram", test_fresh_ram);
     qtest_add_func("/planes/tcg/migration/fresh-ram-during-migration",
                    test_fresh_ram_during_migration);
+    qtest_add_func("/planes/tcg/migration/virtio-device-of-plane-1",
+                   test_virtio_device);
     for (size_t i = 0; i < G_N_ELEMENTS(file_cases); i++) {
         g_autofree char *name = g_strdup_printf(
             "/planes/tcg/migration/file/%s", file_cases[i].state);

@@ -292,6 +292,7 @@ static struct {
 } p1_vq __attribute__((aligned(4096)));
 
 static volatile u8 *p1_vcommon;
+static volatile u16 *p1_vnotify;
 
 static volatile u8 *p1_ecam(u32 off)
 {
@@ -407,20 +408,46 @@ static s32 p1_virtio_start(u64 *a)
     p1_vq.desc[0].flags = 2;                                /* WRITE */
     p1_vq.avail[2] = 0;
     __atomic_store_n(&p1_vq.avail[1], 1, __ATOMIC_RELEASE);
-    *(volatile u16 *)(notify + notify_mult *
-                      *(volatile u16 *)(p1_vcommon + 0x1e)) = 0;
+    p1_vnotify = (volatile u16 *)(notify + notify_mult *
+                                  *(volatile u16 *)(p1_vcommon + 0x1e));
+    *p1_vnotify = 0;
     return 0;
 }
 
 /*
- * {interrupts taken, vector pending at entry, used index, length used,
- *  bytes of the buffer not zero}: one interrupt window, as p1_irq_take()
+ * The same buffer once more (avail index 2), on the device as it is now:
+ * after a migration, the destination's device, BARs, MSI-X table and
+ * queue state must be those plane 1 set up on the source.
+ */
+static s32 p1_virtio_again(void)
+{
+    if (!p1_vnotify) {
+        return -1;
+    }
+    for (int i = 0; i < 64; i++) {
+        p1_vq.buf[i] = 0;
+    }
+    p1_vq.avail[3] = 0;
+    __atomic_store_n(&p1_vq.avail[1], 2, __ATOMIC_RELEASE);
+    *p1_vnotify = 0;
+    return 0;
+}
+
+/*
+ * {interrupts taken, vector pending at entry, used index, length of the
+ *  latest used element, bytes of the buffer not zero}: one interrupt
+ *  window, as p1_irq_take()
  */
 static void p1_virtio_take(u64 *a)
 {
+    u16 used_idx;
+
     a[0] = p1_interrupt_window(P1_VIRTIO_VECTOR, &a[1]);
-    a[2] = __atomic_load_n((volatile u16 *)p1_vq.used + 1, __ATOMIC_ACQUIRE);
-    a[3] = p1_vq.used[2];
+    used_idx = __atomic_load_n((volatile u16 *)p1_vq.used + 1,
+                               __ATOMIC_ACQUIRE);
+    a[2] = used_idx;
+    a[3] = used_idx ? p1_vq.used[2 + 2 * ((used_idx - 1) % P1_VIRTIO_QSIZE)]
+                    : 0;
     a[4] = 0;
     for (int i = 0; i < 64; i++) {
         a[4] += p1_vq.buf[i] != 0;
@@ -503,6 +530,8 @@ static s32 p1_serve(struct calling_area *ca)
     case VTL_TEST_VIRTIO:
         ca->resp_size = 40;
         return p1_virtio_start(a);
+    case VTL_TEST_VIRTIO_AGAIN:
+        return p1_virtio_again();
     case VTL_TEST_VIRTIO_TAKE:
         p1_virtio_take(a);
         ca->resp_size = 40;
