@@ -527,18 +527,24 @@ static int plane_mig_setup_pre_save(void *opaque)
     return 0;
 }
 
-static int plane_mig_setup_post_save(void *opaque)
+/* The device list lives only while the section is saved or checked. */
+static void plane_mig_setup_free_devices(PlaneMigSetup *setup)
 {
-    PlaneMigSetup *setup = opaque;
-
     g_clear_pointer(&setup->devices, g_free);
     setup->devices_len = 0;
+}
+
+static int plane_mig_setup_post_save(void *opaque)
+{
+    plane_mig_setup_free_devices(opaque);
     return 0;
 }
 
+/* Also drops a list left by a load that failed right after allocating it. */
 static int plane_mig_setup_pre_load(void *opaque)
 {
-    return plane_mig_setup_post_save(opaque);
+    plane_mig_setup_free_devices(opaque);
+    return 0;
 }
 
 /* Bounds the allocation the device list's length asks for. */
@@ -561,18 +567,17 @@ static bool plane_mig_setup_same_devices(void *opaque, int version_id)
 {
     PlaneMigSetup *setup = opaque;
     g_autofree char *here = plane_mig_devices(plane_set_get());
+    bool same = !setup->devices[setup->devices_len - 1] &&
+                !strcmp(setup->devices, here);
 
-    if (setup->devices[setup->devices_len - 1] ||
-        strcmp(setup->devices, here)) {
+    if (!same) {
         error_report("planes: the devices of the planes differ: the source "
                      "has %.*s, this VM %s; give each device the same plane "
                      "property on both sides",
                      (int)setup->devices_len - 1, setup->devices, here);
-        plane_mig_setup_post_save(setup);
-        return false;
     }
-    plane_mig_setup_post_save(setup);
-    return true;
+    plane_mig_setup_free_devices(setup);
+    return same;
 }
 
 static bool plane_mig_setup_same_shape(void *opaque, int version_id)

@@ -463,19 +463,21 @@ static void test_planes1_stock(void)
  * plane 0 refuses the stream with one error naming both sides, before
  * the device's state is loaded through plane 0's view.
  */
-#define VIRTIO_DEVICE "-device virtio-rng-pci,id=p1rng,plane=1,addr=05.0," \
-                      "disable-legacy=on"
+#define VIRTIO_DEVICE_OF(plane) \
+    "-device virtio-rng-pci,id=p1rng,plane=" #plane ",addr=05.0," \
+    "disable-legacy=on"
 #define VIRTIO_APPEND "test=virtio-plane hold=virtio halt=1"
+#define VIRTIO_AGAIN_OK "RESULT virtio-again rax=0 taken=1 " \
+                        "pending-at-entry=1 used=2 len=64 "
 
-/* -incoming @uri with the device of plane @plane: must fail, one line. */
-static void virtio_incoming_refused(const char *uri, unsigned int plane)
+/* -incoming @uri with the device on plane 0: must fail, with one line. */
+static void virtio_incoming_refused(const char *uri)
 {
     g_autofree char *cmd = g_strdup_printf(
         "timeout 120 %s -accel tcg -machine q35,planes=2 -smp 2 -m 512M "
         "-nodefaults -display none -kernel %s -append '" VIRTIO_APPEND "' "
-        "-no-reboot -incoming %s -device virtio-rng-pci,id=p1rng,plane=%u,"
-        "addr=05.0,disable-legacy=on", g_getenv("QTEST_QEMU_BINARY"),
-        guest_path(), uri, plane);
+        "-no-reboot -incoming %s " VIRTIO_DEVICE_OF(0),
+        g_getenv("QTEST_QEMU_BINARY"), guest_path(), uri);
     g_autofree char *err = NULL;
     int status;
 
@@ -506,7 +508,7 @@ static void test_virtio_device(void)
     close(fd);
     uri = g_strdup_printf("file:%s", path);
     guest_start_accel(&a, "tcg", "q35,planes=2", VIRTIO_APPEND,
-                      "-no-reboot " VIRTIO_DEVICE);
+                      "-no-reboot " VIRTIO_DEVICE_OF(1));
     first = wait_line(&a, "RESULT virtio-plane ");
     g_assert_nonnull(strstr(first, " rax=0 "));
     g_assert_nonnull(strstr(first, " taken=1 pending-at-entry=1 used=1 "
@@ -520,9 +522,9 @@ static void test_virtio_device(void)
     wait_migration(a.qts, "completed");
     guest_finish(&a);
 
-    virtio_incoming_refused(uri, 0);
-    incoming = g_strdup_printf("-no-reboot -S -incoming %s " VIRTIO_DEVICE,
-                               uri);
+    virtio_incoming_refused(uri);
+    incoming = g_strdup_printf("-no-reboot -S -incoming %s "
+                               VIRTIO_DEVICE_OF(1), uri);
     guest_start_accel(&b, "tcg", "q35,planes=2", VIRTIO_APPEND, incoming);
     wait_migration(b.qts, "completed");
     p1 = query_plane(b.qts, 1);
@@ -532,11 +534,10 @@ static void test_virtio_device(void)
     qtest_qmp_assert_success(b.qts, "{ 'execute': 'cont' }");
     qtest_writeq(b.qts, MIGRATE_HOLD, 1);
     again = wait_line(&b, "RESULT virtio-again ");
-    if (!strstr(again, " used=2 len=64 ")) {
+    if (!g_str_has_prefix(again, VIRTIO_AGAIN_OK)) {
         g_test_message("%s", again);
     }
-    g_assert(g_str_has_prefix(again, "RESULT virtio-again rax=0 taken=1 "
-                                     "pending-at-entry=1 used=2 len=64 "));
+    g_assert(g_str_has_prefix(again, VIRTIO_AGAIN_OK));
     g_assert(sscanf(strstr(again, "nonzero="), "nonzero=%u", &nonzero) == 1);
     g_assert_cmpuint(nonzero, >=, 48);
     g_assert_nonnull(strstr(again, " plane0-interrupts=0\r\n"));

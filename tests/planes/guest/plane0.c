@@ -1487,13 +1487,6 @@ static void test_chipset(void)
 }
 
 /*
- * A device of plane 1 interrupts plane 1, not plane 0: plane 1 takes
- * COM2's receive interrupt at LINT0 (VTL_TEST_IRQ_SETUP); the test sends
- * COM2 a byte while plane 0 runs here with interrupts on and every
- * vector counted.  Plane 1 must find it pending when the next VTL call
- * switches it in, and take it; plane 0 must get nothing.
- */
-/*
  * Plane 0 counts every vector a device of either plane could use (0x20 to
  * 0x5f, and the spurious one), with interrupts on.
  */
@@ -1508,6 +1501,13 @@ static void count_device_vectors(void)
     __asm__ volatile("sti");
 }
 
+/*
+ * A device of plane 1 interrupts plane 1, not plane 0: plane 1 takes
+ * COM2's receive interrupt at LINT0 (VTL_TEST_IRQ_SETUP); the test sends
+ * COM2 a byte while plane 0 runs here with interrupts on and every
+ * vector counted.  Plane 1 must find it pending when the next VTL call
+ * switches it in, and take it; plane 0 must get nothing.
+ */
 static void test_device_irq(void)
 {
     u64 *a = (u64 *)CA0->buffer;

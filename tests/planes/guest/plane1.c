@@ -305,6 +305,20 @@ static u64 p1_bar_base(u8 bar)
 }
 
 /*
+ * Hands the device the zeroed buffer (descriptor 0) as the avail ring's
+ * entry @avail_idx - 1, publishes @avail_idx and notifies queue 0.
+ */
+static void p1_virtio_post(u16 avail_idx)
+{
+    for (int i = 0; i < 64; i++) {
+        p1_vq.buf[i] = 0;
+    }
+    p1_vq.avail[2 + (avail_idx - 1) % P1_VIRTIO_QSIZE] = 0;
+    __atomic_store_n(&p1_vq.avail[1], avail_idx, __ATOMIC_RELEASE);
+    *p1_vnotify = 0;
+}
+
+/*
  * a[0] id (vendor | device << 16), a[1] command register as read back,
  * a[2] queue 0's MSI-X vector as read back, a[3] device status,
  * a[4] what plane 1 reads at the host bridge (00:00.0) through ECAM.
@@ -399,18 +413,13 @@ static s32 p1_virtio_start(u64 *a)
     *(volatile u16 *)(p1_vcommon + 0x1c) = 1;               /* enable */
     p1_vcommon[0x14] |= 4;                                  /* DRIVER_OK */
     a[3] = p1_vcommon[0x14];
-    /* one buffer for the device to fill */
-    for (int i = 0; i < 64; i++) {
-        p1_vq.buf[i] = 0;
-    }
+    /* one buffer for the device to fill, descriptor 0 each time */
     p1_vq.desc[0].addr = (u64)p1_vq.buf;
     p1_vq.desc[0].len = sizeof(p1_vq.buf);
     p1_vq.desc[0].flags = 2;                                /* WRITE */
-    p1_vq.avail[2] = 0;
-    __atomic_store_n(&p1_vq.avail[1], 1, __ATOMIC_RELEASE);
     p1_vnotify = (volatile u16 *)(notify + notify_mult *
                                   *(volatile u16 *)(p1_vcommon + 0x1e));
-    *p1_vnotify = 0;
+    p1_virtio_post(1);
     return 0;
 }
 
@@ -424,12 +433,7 @@ static s32 p1_virtio_again(void)
     if (!p1_vnotify) {
         return -1;
     }
-    for (int i = 0; i < 64; i++) {
-        p1_vq.buf[i] = 0;
-    }
-    p1_vq.avail[3] = 0;
-    __atomic_store_n(&p1_vq.avail[1], 2, __ATOMIC_RELEASE);
-    *p1_vnotify = 0;
+    p1_virtio_post(2);
     return 0;
 }
 
