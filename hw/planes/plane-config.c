@@ -19,6 +19,7 @@
 #include "hw/planes/plane-accel.h"
 #include "hw/planes/plane-dma.h"
 #include "hw/planes/plane-hypercall.h"
+#include "hw/planes/plane-measure.h"
 #include "hw/planes/plane-memory.h"
 #include "hw/planes/plane-ram.h"
 #include "hw/planes/plane-rules.h"
@@ -102,6 +103,13 @@ static int64_t plane_hc_config_again(const PlaneCaller *c,
     return 0;
 }
 
+/* Plane 1 launched by the host (-object plane-launch) is not plane 0's. */
+static int64_t plane_refuse_host_launch(const PlaneCaller *c)
+{
+    return plane_hc_refuse(c, PLANES_KVM_EPERM, "plane 1 was launched by "
+                           "the host");
+}
+
 /* Reads and parses entries 1..count-1 of the config array at @gpa. */
 int64_t plane_hc_config(const PlaneCaller *c)
 {
@@ -116,6 +124,9 @@ int64_t plane_hc_config(const PlaneCaller *c)
     if (c->plane != 0) {
         return plane_hc_refuse(c, PLANES_KVM_EPERM, "only plane 0 may "
                                "configure planes");
+    }
+    if (set->host_launch) {
+        return plane_refuse_host_launch(c);
     }
     plane_layout_describe(set, c->cpu, &l);
     err = plane_config_load(c, &l, gpa, count, &entries);
@@ -321,9 +332,22 @@ static void plane_activate_record(const PlaneCaller *c,
         plane->entry_point = boot[i].entry_point;
         g_free(plane->boot_cmdline);
         plane->boot_cmdline = g_strdup(entries[i].cmdline);
+        plane_measure(plane, &boot[i]);
         plane_set_state(plane, PLANE_STATE_ACTIVE);
     }
     set->activate_index = c->index;
+}
+
+void plane_activate_start(PlaneSet *set, unsigned int index)
+{
+    set->activate_index = index;
+    set->activating = true;
+    set->pending[index] = (PlanePending) {
+        .kind = PLANE_PENDING_ACTIVATE, .caller = 0, .callee = 1,
+    };
+    plane_boot_after_seal(set);
+    plane_switch(set, index, 1);
+    plane_set_state(set->planes[1], PLANE_STATE_RUNNING);
 }
 
 /* Plane 1 boots now, on the caller's index, and runs until it parks. */
@@ -332,16 +356,8 @@ static void plane_activate_commit(const PlaneCaller *c,
                                   const PlaneBootInfo *boot,
                                   unsigned int count)
 {
-    PlaneSet *set = c->set;
-
     plane_activate_record(c, entries, boot, count);
-    set->activating = true;
-    set->pending[c->index] = (PlanePending) {
-        .kind = PLANE_PENDING_ACTIVATE, .caller = 0, .callee = 1,
-    };
-    plane_boot_after_seal(set);
-    plane_switch(set, c->index, 1);
-    plane_set_state(set->planes[1], PLANE_STATE_RUNNING);
+    plane_activate_start(c->set, c->index);
 }
 
 /*
@@ -384,6 +400,9 @@ int64_t plane_hc_activate(const PlaneCaller *c, PlaneHcOutcome *out)
     if (c->plane != 0) {
         return plane_hc_refuse(c, PLANES_KVM_EPERM, "only plane 0 may "
                                "activate planes");
+    }
+    if (set->host_launch) {
+        return plane_refuse_host_launch(c);
     }
     if (!set->configured) {
         return plane_hc_refuse(c, PLANES_KVM_EPERM, "ACTIVATE before CONFIG");

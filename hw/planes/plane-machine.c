@@ -26,6 +26,8 @@
 #include "hw/planes/plane-migration.h"
 #include "hw/planes/plane-ram.h"
 #include "hw/planes/plane-hypercall.h"
+#include "hw/planes/plane-launch.h"
+#include "hw/planes/plane-measure.h"
 #include "plane-internal.h"
 #include "hw/core/cpu.h"
 #include "qemu/accel.h"
@@ -388,6 +390,7 @@ bool machine_planes_init(MachineState *ms, Error **errp)
         }
     } else if (planes > 1) {
         plane_migration_init(set);
+        plane_measure_migration_init(set);
     }
     if (planes > 1) {
         plane_layout_init();
@@ -421,7 +424,7 @@ bool machine_planes_create_vcpus(MachineState *ms, Error **errp)
     PlaneSet *set = plane_set_get();
 
     if (!set || set->nr_planes == 1) {
-        return true;
+        return plane_launch_init(errp);     /* refuses any plane-launch */
     }
     for (unsigned int i = 0; i < set->nr_vcpus; i++) {
         plane_vcpu_bind(qemu_get_cpu(i), 0, qemu_get_cpu(i));
@@ -436,6 +439,6 @@ bool machine_planes_create_vcpus(MachineState *ms, Error **errp)
         return false;
     }
     plane_devices_attach();
-    return true;
+    return plane_launch_init(errp);
 }
 

@@ -178,6 +178,10 @@ static void plane_x86_build_page_tables(const PlaneBootInfo *info,
 #define BP_HDR_VERSION      0x206
 #define BP_HDR_LOADER       0x210
 #define BP_HDR_LOADFLAGS    0x211
+#define BP_EXT_RAMDISK_IMAGE 0x0c0
+#define BP_EXT_RAMDISK_SIZE 0x0c4
+#define BP_HDR_RAMDISK_IMAGE 0x218
+#define BP_HDR_RAMDISK_SIZE 0x21c
 #define BP_HDR_CMD_LINE_PTR 0x228
 #define BP_HDR_KERNEL_ALIGN 0x230
 #define BP_HDR_RELOCATABLE  0x234
@@ -307,6 +311,10 @@ static void plane_x86_build_boot_params(const PlaneBootInfo *info,
     stl_le_p(bp + BP_HDR_CMD_LINE_PTR, (uint32_t)cmdline_gpa);
     stl_le_p(bp + BP_EXT_CMD_LINE_PTR, cmdline_gpa >> 32);
     stl_le_p(bp + BP_HDR_CMDLINE_SIZE, PLANE_CONFIG_CMDLINE_LEN - 1);
+    stl_le_p(bp + BP_HDR_RAMDISK_IMAGE, (uint32_t)info->initrd_base);
+    stl_le_p(bp + BP_EXT_RAMDISK_IMAGE, info->initrd_base >> 32);
+    stl_le_p(bp + BP_HDR_RAMDISK_SIZE, (uint32_t)info->initrd_size);
+    stl_le_p(bp + BP_EXT_RAMDISK_SIZE, info->initrd_size >> 32);
     plane_x86_put_e820(bp, 0, info->region_base, boot - info->region_base,
                        E820_RAM);
     plane_x86_put_e820(bp, 1, boot, PLANE_BOOT_PAGETABLES, E820_RESERVED);
@@ -339,10 +347,28 @@ void plane_x86_build_boot_state(const PlaneBootInfo *info)
                         MEMTXATTRS_UNSPECIFIED, info->cmdline, len);
 }
 
+void plane_x86_boot_regs(const PlaneBootInfo *info, PlaneBootRegs *regs)
+{
+    uint64_t top = info->region_base + info->region_size;
+
+    *regs = (PlaneBootRegs) {
+        .rip = info->entry_point,
+        .rsp = top,
+        .rsi = top - PLANE_BOOT_PARAMS,
+        .cr0 = PLANE_X86_BOOT_CR0,
+        .cr3 = top - PLANE_BOOT_PAGETABLES,
+        .cr4 = PLANE_X86_BOOT_CR4,
+        .efer = PLANE_X86_BOOT_EFER,
+        .rflags = PLANE_X86_BOOT_RFLAGS,
+        .gdt_base = top - PLANE_BOOT_GDT,
+        .gdt_limit = PLANE_X86_BOOT_GDT_SIZE - 1,
+    };
+}
+
 void plane_x86_boot_vcpu(CPUState *cs, const PlaneBootInfo *info)
 {
     CPUX86State *env = cpu_env(cs);
-    uint64_t top = info->region_base + info->region_size;
+    PlaneBootRegs r;
 
     plane_x86_build_boot_state(info);
     cpu_synchronize_state(cs);
@@ -354,17 +380,18 @@ void plane_x86_boot_vcpu(CPUState *cs, const PlaneBootInfo *info)
     if (X86_CPU(cs)->apic_state) {
         apic_designate_bsp(X86_CPU(cs)->apic_state, true);
     }
+    plane_x86_boot_regs(info, &r);
     memset(env->regs, 0, sizeof(env->regs));
-    env->regs[R_ESI] = top - PLANE_BOOT_PARAMS;
-    env->regs[R_ESP] = top;
-    env->eip = info->entry_point;
-    env->eflags = PLANE_X86_BOOT_RFLAGS;
-    cpu_load_efer(env, PLANE_X86_BOOT_EFER);
-    cpu_x86_update_cr4(env, PLANE_X86_BOOT_CR4);
-    cpu_x86_update_cr3(env, top - PLANE_BOOT_PAGETABLES);
-    cpu_x86_update_cr0(env, PLANE_X86_BOOT_CR0);
-    env->gdt.base = top - PLANE_BOOT_GDT;
-    env->gdt.limit = PLANE_X86_BOOT_GDT_SIZE - 1;
+    env->regs[R_ESI] = r.rsi;
+    env->regs[R_ESP] = r.rsp;
+    env->eip = r.rip;
+    env->eflags = r.rflags;
+    cpu_load_efer(env, r.efer);
+    cpu_x86_update_cr4(env, r.cr4);
+    cpu_x86_update_cr3(env, r.cr3);
+    cpu_x86_update_cr0(env, r.cr0);
+    env->gdt.base = r.gdt_base;
+    env->gdt.limit = r.gdt_limit;
     env->idt.base = 0;
     env->idt.limit = 0;
     cpu_x86_load_seg_cache(env, R_CS, PLANE_BOOT_GDT_CS, 0, 0xffffffff,
@@ -443,6 +470,7 @@ static void plane_accel_x86_class_init(ObjectClass *oc, void *data)
     pac->phys_addr_limit = plane_x86_phys_addr_limit;
     pac->prepare_boot = plane_x86_prepare_boot;
     pac->boot_vcpu = plane_x86_boot_vcpu;
+    pac->boot_regs = plane_x86_boot_regs;
     pac->set_return = plane_x86_set_return;
     pac->enter_vtl_call = plane_x86_enter_vtl_call;
     pac->set_entry_regs = plane_x86_set_entry_regs;
