@@ -2200,6 +2200,27 @@ static void test_migrate(void)
     }
 }
 
+/*
+ * test=launched: the host launched plane 1 (-object plane-launch) before
+ * this guest's first instruction.  CONFIG and ACTIVATE are refused, VTL
+ * calls work, and the region (p1base=, when given) is sealed.
+ */
+static void test_launched(void)
+{
+    u64 base = arg_u64("p1base", 0);
+    u8 v;
+
+    fill_config();
+    result("launched-config", config(2));
+    result("launched-activate", activate(2));
+    printf("P0: echo from launched plane 1: %s\n",
+           echo_ok(CA0, 0x1a0c) && echo_ok(CA1, 0x1a0d) ? "ok" : "wrong");
+    if (base) {
+        printf("P0: read of launched region: trap=%d\n",
+               (s64)try_read8(base, &v) - 1);
+    }
+}
+
 void main(u32 start_info)
 {
     const struct hvm_start_info *si = (const void *)(u64)start_info;
@@ -2261,6 +2282,8 @@ void main(u32 start_info)
         test_no_planes();
     } else if (!strncmp(test, "storm", 5)) {
         test_storm();
+    } else if (!strncmp(test, "launched", 8)) {
+        test_launched();
     } else if (!strncmp(test, "migrate", 7)) {
         test_migrate();
     } else {
