@@ -103,11 +103,22 @@ static int64_t plane_hc_config_again(const PlaneCaller *c,
     return 0;
 }
 
-/* Plane 1 launched by the host (-object plane-launch) is not plane 0's. */
-static int64_t plane_refuse_host_launch(const PlaneCaller *c)
+/*
+ * Only plane 0 may CONFIG and ACTIVATE (@what), and only where the host
+ * did not launch plane 1 itself (-object plane-launch).
+ */
+static int64_t plane_config_caller_check(const PlaneCaller *c,
+                                         const char *what)
 {
-    return plane_hc_refuse(c, PLANES_KVM_EPERM, "plane 1 was launched by "
-                           "the host");
+    if (c->plane != 0) {
+        return plane_hc_refuse(c, PLANES_KVM_EPERM, "only plane 0 may %s "
+                               "planes", what);
+    }
+    if (c->set->host_launch) {
+        return plane_hc_refuse(c, PLANES_KVM_EPERM, "plane 1 was launched "
+                               "by the host");
+    }
+    return 0;
 }
 
 /* Reads and parses entries 1..count-1 of the config array at @gpa. */
@@ -121,12 +132,9 @@ int64_t plane_hc_config(const PlaneCaller *c)
     PlaneLayout l;
     int64_t err;
 
-    if (c->plane != 0) {
-        return plane_hc_refuse(c, PLANES_KVM_EPERM, "only plane 0 may "
-                               "configure planes");
-    }
-    if (set->host_launch) {
-        return plane_refuse_host_launch(c);
+    err = plane_config_caller_check(c, "configure");
+    if (err) {
+        return err;
     }
     plane_layout_describe(set, c->cpu, &l);
     err = plane_config_load(c, &l, gpa, count, &entries);
@@ -397,12 +405,9 @@ int64_t plane_hc_activate(const PlaneCaller *c, PlaneHcOutcome *out)
     PlaneLayout l;
     int64_t err;
 
-    if (c->plane != 0) {
-        return plane_hc_refuse(c, PLANES_KVM_EPERM, "only plane 0 may "
-                               "activate planes");
-    }
-    if (set->host_launch) {
-        return plane_refuse_host_launch(c);
+    err = plane_config_caller_check(c, "activate");
+    if (err) {
+        return err;
     }
     if (!set->configured) {
         return plane_hc_refuse(c, PLANES_KVM_EPERM, "ACTIVATE before CONFIG");

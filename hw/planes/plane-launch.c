@@ -517,21 +517,6 @@ bool plane_launch_init(Error **errp)
     return true;
 }
 
-static void plane_launch_get_u64(Object *obj, Visitor *v, const char *name,
-                                 void *opaque, Error **errp)
-{
-    uint64_t value = *(uint64_t *)((char *)obj + (uintptr_t)opaque);
-
-    visit_type_uint64(v, name, &value, errp);
-}
-
-static void plane_launch_set_u64(Object *obj, Visitor *v, const char *name,
-                                 void *opaque, Error **errp)
-{
-    visit_type_size(v, name, (uint64_t *)((char *)obj + (uintptr_t)opaque),
-                    errp);
-}
-
 static void plane_launch_set_format(Object *obj, const char *value,
                                     Error **errp)
 {
@@ -552,21 +537,51 @@ static char *plane_launch_get_format(Object *obj, Error **errp)
     return g_strdup(PLANE_LAUNCH(obj)->format);
 }
 
-#define PLANE_LAUNCH_STR_PROP(field)                                        \
-static char *plane_launch_get_##field(Object *obj, Error **errp)            \
-{                                                                           \
-    return g_strdup(PLANE_LAUNCH(obj)->field);                              \
-}                                                                           \
-static void plane_launch_set_##field(Object *obj, const char *v,            \
-                                     Error **errp)                          \
-{                                                                           \
-    g_free(PLANE_LAUNCH(obj)->field);                                       \
-    PLANE_LAUNCH(obj)->field = g_strdup(v);                                 \
+/* The string properties: set once from the command line, then read. */
+typedef struct PlaneLaunchStrProp {
+    const char *name;
+    size_t offset;
+    const char *description;
+} PlaneLaunchStrProp;
+
+static const PlaneLaunchStrProp plane_launch_str_props[] = {
+    { "kernel", offsetof(PlaneLaunch, kernel),
+      "The plane's kernel: a 64-bit x86 ELF, a bzImage or a flat image" },
+    { "initrd", offsetof(PlaneLaunch, initrd),
+      "An initrd, placed at the top of the region below the boot state" },
+    { "append", offsetof(PlaneLaunch, append),
+      "The plane's kernel command line (at most 511 characters)" },
+};
+
+static char **plane_launch_str_field(Object *obj, const char *name)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(plane_launch_str_props); i++) {
+        if (!strcmp(plane_launch_str_props[i].name, name)) {
+            return (char **)((char *)obj + plane_launch_str_props[i].offset);
+        }
+    }
+    g_assert_not_reached();
 }
 
-PLANE_LAUNCH_STR_PROP(kernel)
-PLANE_LAUNCH_STR_PROP(initrd)
-PLANE_LAUNCH_STR_PROP(append)
+static void plane_launch_get_str(Object *obj, Visitor *v, const char *name,
+                                 void *opaque, Error **errp)
+{
+    char *value = *plane_launch_str_field(obj, name) ?: (char *)"";
+
+    visit_type_str(v, name, &value, errp);
+}
+
+static void plane_launch_set_str(Object *obj, Visitor *v, const char *name,
+                                 void *opaque, Error **errp)
+{
+    char **field = plane_launch_str_field(obj, name);
+    char *value;
+
+    if (visit_type_str(v, name, &value, errp)) {
+        g_free(*field);
+        *field = value;
+    }
+}
 
 static ResettableState *plane_launch_get_reset_state(Object *obj)
 {
@@ -581,34 +596,17 @@ static void plane_launch_class_init(ObjectClass *oc, void *data)
     ucc->complete = plane_launch_complete;
     rc->get_state = plane_launch_get_reset_state;
     rc->phases.exit = plane_launch_reset_exit;
-    object_class_property_add_str(oc, "kernel", plane_launch_get_kernel,
-                                  plane_launch_set_kernel);
-    object_class_property_set_description(oc, "kernel",
-        "The plane's kernel: a 64-bit x86 ELF, a bzImage or a flat image");
-    object_class_property_add_str(oc, "initrd", plane_launch_get_initrd,
-                                  plane_launch_set_initrd);
-    object_class_property_set_description(oc, "initrd",
-        "An initrd, placed at the top of the region below the boot state");
-    object_class_property_add_str(oc, "append", plane_launch_get_append,
-                                  plane_launch_set_append);
-    object_class_property_set_description(oc, "append",
-        "The plane's kernel command line (at most 511 characters)");
+    for (size_t i = 0; i < ARRAY_SIZE(plane_launch_str_props); i++) {
+        const PlaneLaunchStrProp *p = &plane_launch_str_props[i];
+
+        object_class_property_add(oc, p->name, "str", plane_launch_get_str,
+                                  plane_launch_set_str, NULL, NULL);
+        object_class_property_set_description(oc, p->name, p->description);
+    }
     object_class_property_add_str(oc, "format", plane_launch_get_format,
                                   plane_launch_set_format);
     object_class_property_set_description(oc, "format",
         "elf, bzimage or raw (default: what the kernel file is)");
-    object_class_property_add(oc, "base", "size", plane_launch_get_u64,
-                              plane_launch_set_u64, NULL,
-                              (void *)offsetof(PlaneLaunch, base));
-    object_class_property_set_description(oc, "base",
-        "Guest-physical base of the region (default: fresh RAM past the "
-        "guest's memory map)");
-    object_class_property_add(oc, "size", "size", plane_launch_get_u64,
-                              plane_launch_set_u64, NULL,
-                              (void *)offsetof(PlaneLaunch, size));
-    object_class_property_set_description(oc, "size",
-        "Size of the region (default: the image, the initrd and the boot "
-        "state, at least 16 MiB)");
 }
 
 static void plane_launch_instance_init(Object *obj)
@@ -620,6 +618,11 @@ static void plane_launch_instance_init(Object *obj)
     object_property_add_uint32_ptr(obj, "plane", &pl->plane,
                                    OBJ_PROP_FLAG_READWRITE);
     object_property_add_uint32_ptr(obj, "park-timeout", &pl->park_timeout_ms,
+                                   OBJ_PROP_FLAG_READWRITE);
+    /* default 0: QEMU places the region (plane_launch_place()) */
+    object_property_add_uint64_ptr(obj, "base", &pl->base,
+                                   OBJ_PROP_FLAG_READWRITE);
+    object_property_add_uint64_ptr(obj, "size", &pl->size,
                                    OBJ_PROP_FLAG_READWRITE);
 }
 

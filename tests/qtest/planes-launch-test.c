@@ -88,6 +88,15 @@ static char *plane1_measurement(QTestState *qts)
     return g_strdup(qdict_get_str(p1, "launch-measurement"));
 }
 
+/* Plane 1's measurement is what plane-measure.py @args computes. */
+static void assert_measured(QTestState *qts, const char *args)
+{
+    g_autofree char *m = plane1_measurement(qts);
+    g_autofree char *py = measure_py(args);
+
+    g_assert_cmpstr(m, ==, py);
+}
+
 /* The measurement QEMU reports for a launch with @launch, never run. */
 static char *launch_measurement(const char *launch)
 {
@@ -106,7 +115,7 @@ static char *launch_measurement(const char *launch)
  */
 static void test_launch_boot(void)
 {
-    g_autofree char *serial = NULL, *m = NULL, *py = NULL;
+    g_autofree char *serial = NULL;
     g_autoptr(QDict) p1 = NULL;
     GuestRun run;
     const char *const lines[] = {
@@ -129,10 +138,8 @@ static void test_launch_boot(void)
     g_assert_cmpstr(qdict_get_str(p1, "state"), ==, "parked");
     g_assert_cmpuint(qdict_get_int(p1, "region-base"), ==, 0x4000000);
     g_assert_cmpuint(qdict_get_int(p1, "entry-point"), ==, 0x4000000);
-    m = plane1_measurement(run.qts);
-    py = measure_py("--kernel " PLANE1_BIN " --base 0x4000000 "
+    assert_measured(run.qts, "--kernel " PLANE1_BIN " --base 0x4000000 "
                     "--size 0x1000000 --append '" P1_CMDLINE "'");
-    g_assert_cmpstr(m, ==, py);
     guest_finish(&run);
 }
 
@@ -169,7 +176,7 @@ static void test_launch_reset(void)
  */
 static void test_launch_default_place(void)
 {
-    g_autofree char *serial = NULL, *m = NULL, *py = NULL, *args = NULL;
+    g_autofree char *serial = NULL, *args = NULL;
     g_autoptr(QDict) p1 = NULL;
     uint64_t base, size;
     GuestRun run;
@@ -189,28 +196,25 @@ static void test_launch_default_place(void)
     /* q35, 512M, 32G PCI 64-bit window from 4G: the first GiB past it */
     g_assert_cmpuint(base, ==, 36ULL << 30);
     g_assert_cmpuint(size, ==, 16 << 20);
-    m = plane1_measurement(run.qts);
     args = g_strdup_printf("--kernel " PLANE1_BIN " --base 0x%" PRIx64
                            " --size 0x%" PRIx64, base, size);
-    py = measure_py(args);
-    g_assert_cmpstr(m, ==, py);
+    assert_measured(run.qts, args);
     guest_finish(&run);
 }
 
 /* A guest's ACTIVATE is measured the same way, over what it started. */
 static void test_activate_measured(void)
 {
-    g_autofree char *serial = NULL, *m = NULL, *py = NULL;
+    g_autofree char *serial = NULL;
     GuestRun run;
 
     guest_start_accel(&run, "tcg", MACHINE, "test=boot halt=1 "
                       "p1base=0x4000000 p1size=0x1000000", "");
     serial = guest_wait_serial(&run, "DONE");
     g_assert(strstr(serial, "P0: ACTIVATE rax=0"));
-    m = plane1_measurement(run.qts);
-    py = measure_py("--kernel " PLANE1_BIN " --format raw --base 0x4000000 "
-                    "--size 0x1000000 --append '" P1_CMDLINE "'");
-    g_assert_cmpstr(m, ==, py);
+    assert_measured(run.qts, "--kernel " PLANE1_BIN " --format raw "
+                    "--base 0x4000000 --size 0x1000000 --append '"
+                    P1_CMDLINE "'");
     guest_finish(&run);
 }
 
@@ -263,10 +267,13 @@ static void test_formats_measured(void)
     g_clear_pointer(&m, g_free);
     g_clear_pointer(&py, g_free);
 
-    while (dir && (name = g_dir_read_name(dir)) &&
-           !g_str_has_prefix(name, "vmlinuz-")) {
+    for (name = dir ? g_dir_read_name(dir) : NULL; name;
+         name = g_dir_read_name(dir)) {
+        if (g_str_has_prefix(name, "vmlinuz-")) {
+            break;
+        }
     }
-    if (!dir || !name) {
+    if (!name) {
         g_test_skip("no bzImage in /boot (Debian's linux-image-amd64)");
         return;
     }
@@ -357,7 +364,8 @@ static void test_launch_error(const void *opaque)
     g_autofree char *err = NULL;
 
     g_assert_cmpint(run_qemu(c->args, &err), ==, 1);
-    if (!strstr(err, c->message) || strchr(err, '\n') != err + strlen(err) - 1) {
+    if (!strstr(err, c->message) ||
+        strchr(err, '\n') != err + strlen(err) - 1) {
         g_test_message("expected one line with '%s', got: %s", c->message,
                        err);
         g_assert_not_reached();
@@ -407,18 +415,12 @@ static void test_launch_no_park(const void *opaque)
  */
 static void test_launch_savevm(void)
 {
-    g_autofree char *disk = NULL, *extra = NULL, *cmd = NULL;
+    g_autofree char *disk = NULL, *extra = NULL;
     g_autofree char *first = NULL, *m1 = NULL, *m2 = NULL, *out = NULL;
     g_autoptr(QDict) p1 = NULL;
     GuestRun run;
-    int fd = g_file_open_tmp("planes-launch-XXXXXX.qcow2", &disk, NULL);
 
-    g_assert(fd >= 0);
-    close(fd);
-    cmd = g_strdup_printf("qemu-img create -q -f qcow2 %s 16M", disk);
-    if (!g_spawn_command_line_sync(cmd, NULL, NULL, NULL, NULL)) {
-        g_test_skip("qemu-img cannot be run (Debian's qemu-utils)");
-        unlink(disk);
+    if (!snapshot_disk_new(&disk)) {
         return;
     }
     extra = g_strdup_printf(LAUNCH_IN_RAM ",park-timeout=300 -drive file=%s,"

@@ -133,17 +133,10 @@ static void test_savevm_loadvm(void)
     g_autofree char *disk = NULL;
     g_autofree char *extra = NULL;
     g_autofree char *saved = NULL, *loaded = NULL, *out = NULL;
-    g_autofree char *cmd = NULL;
     GuestRun run;
     size_t at;
-    int fd = g_file_open_tmp("planes-snap-XXXXXX.qcow2", &disk, NULL);
 
-    g_assert(fd >= 0);
-    close(fd);
-    cmd = g_strdup_printf("qemu-img create -q -f qcow2 %s 16M", disk);
-    if (!g_spawn_command_line_sync(cmd, NULL, NULL, NULL, NULL)) {
-        g_test_skip("qemu-img cannot be run (Debian's qemu-utils)");
-        unlink(disk);
+    if (!snapshot_disk_new(&disk)) {
         return;
     }
     extra = g_strdup_printf("-drive file=%s,if=none,id=snap,format=qcow2",
