@@ -397,9 +397,11 @@ static void test_launch_no_park(const void *opaque)
     QTestState *qts;
 
     args = g_strdup_printf("-accel tcg -machine q35,planes=2 -nodefaults "
-                           "-display none -object plane-launch,id=p1,"
+                           "-display none -S -object plane-launch,id=p1,"
                            "kernel=%s,park-timeout=200", image);
     qts = qtest_init(args);
+    /* started once QMP listens: the STOP event cannot come before */
+    qtest_qmp_assert_success(qts, "{ 'execute': 'cont' }");
     qtest_qmp_eventwait(qts, "STOP");
     assert_status(qts, "internal-error");
     p1 = query_plane(qts, 1);
