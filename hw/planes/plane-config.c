@@ -188,13 +188,11 @@ void plane_boot(PlaneSet *set, unsigned int id)
 {
     Plane *plane = set->planes[id];
     PlaneBootInfo info = plane_boot_info(plane);
-    unsigned int index = set->activate_index;
 
-    /* The plane's shared state starts where ACTIVATE was called. */
-    plane->home = index;
+    /* The plane's shared state boots on its home index, whoever called */
     plane->busy = true;
-    set->accel->boot_vcpu(plane_cpu(plane, index), &info);
-    plane_note_state_replaced(plane, index);
+    set->accel->boot_vcpu(plane_cpu(plane, plane->home), &info);
+    plane_note_state_replaced(plane, plane->home);
 }
 
 /* Only that it ran matters: see plane_boot_after_seal(). */
@@ -225,12 +223,12 @@ static void plane_boot_sealed(CPUState *cpu, run_on_cpu_data seq)
  */
 void plane_boot_after_seal(PlaneSet *set)
 {
-    unsigned int index = set->activate_index;
-    CPUState *cpu = plane_cpu(set->planes[1], index);
+    Plane *plane = set->planes[1];
+    CPUState *cpu = plane_cpu(plane, plane->home);
 
     set->activate_seq++;
     set->boot_queued = true;
-    plane_note_state_replaced(set->planes[1], index);
+    plane_note_state_replaced(plane, plane->home);
     async_safe_run_on_cpu(cpu, plane_seal_barrier, RUN_ON_CPU_NULL);
     async_run_on_cpu(cpu, plane_boot_sealed,
                      RUN_ON_CPU_HOST_ULONG(set->activate_seq));
@@ -306,7 +304,7 @@ static int64_t plane_activate_check(const PlaneCaller *c, const PlaneLayout *l,
     return 0;
 }
 
-/* Sealed: the planes are active and boot on the caller's index. */
+/* Sealed: the planes are active; plane 0 waits on the caller's index */
 static void plane_activate_record(const PlaneCaller *c,
                                   const PlaneConfigEntry *entries,
                                   const PlaneBootInfo *boot,
@@ -326,7 +324,10 @@ static void plane_activate_record(const PlaneCaller *c,
     set->activate_index = c->index;
 }
 
-/* Plane 1 boots now, on the caller's index, and runs until it parks. */
+/*
+ * Plane 1 boots now on its home index, for the caller's index (which
+ * waits switched out), and runs until it parks.
+ */
 static void plane_activate_commit(const PlaneCaller *c,
                                   const PlaneConfigEntry *entries,
                                   const PlaneBootInfo *boot,
@@ -340,15 +341,17 @@ static void plane_activate_commit(const PlaneCaller *c,
         .kind = PLANE_PENDING_ACTIVATE, .caller = 0, .callee = 1,
     };
     plane_boot_after_seal(set);
+    plane_bind_states(set->planes[1]);
     plane_switch(set, c->index, 1);
     plane_set_state(set->planes[1], PLANE_STATE_RUNNING);
 }
 
 /*
- * The host switches planes: it enters plane 1 on the caller's index at the
- * first VTL call from there (lazily, as the seed's VMM boots it), so
- * ACTIVATE only hands the boot state to the host and returns at once.
- * Plane 1 stays 'active' as far as QEMU can tell.
+ * The host switches planes: it enters plane 1 on its home index (the boot
+ * vCPU's, whichever index called) at the first VTL call from there
+ * (lazily, as the seed's VMM boots it), so ACTIVATE only hands the boot
+ * state to the host and returns at once.  Plane 1 stays 'active' as far
+ * as QEMU can tell.
  */
 static int64_t plane_activate_in_host(const PlaneCaller *c,
                                       const PlaneConfigEntry *entries,
@@ -359,8 +362,8 @@ static int64_t plane_activate_in_host(const PlaneCaller *c,
     Error *err = NULL;
 
     plane_activate_record(c, entries, boot, count);
-    set->planes[1]->home = c->index;
-    if (!set->accel->host_activate(1, c->index, &boot[1], &err)) {
+    if (!set->accel->host_activate(1, set->planes[1]->home, &boot[1],
+                                   &err)) {
         /* The host may hold a half-made state: nothing may run it. */
         error_reportf_err(err, "planes: ACTIVATE on vCPU %u: VM stopped: ",
                           c->index);

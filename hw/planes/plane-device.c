@@ -391,16 +391,16 @@ static int plane_device_apply_default(Object *child, void *opaque)
 
 /*
  * A device of plane k >= 1 interrupts plane k alone: its line goes to the
- * plane's state on the index ACTIVATE booted it on, through the backend
- * (see PlaneAccelClass::device_irq).  Called under the BQL.
+ * plane's boot state, on its home index whichever index it serves,
+ * through the backend (see PlaneAccelClass::device_irq).  Under the BQL.
  */
 static void plane_device_irq(void *opaque, int n, int level)
 {
     Plane *plane = opaque;
     PlaneSet *set = plane->set;
-    CPUState *cpu = plane_cpu(plane, set->activate_index);
+    CPUState *cpu = plane_cpu(plane, plane->home);
 
-    trace_plane_device_irq(plane->id, set->activate_index, level);
+    trace_plane_device_irq(plane->id, plane->home, level);
     if (cpu) {
         set->accel->device_irq(cpu, level);
     }

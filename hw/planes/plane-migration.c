@@ -190,7 +190,8 @@ static bool plane_mig_plane_valid(PlaneSet *set, unsigned int id,
 {
     if (mp->state >= PLANE_STATE__MAX) {
         *why = "state";
-    } else if (mp->home >= set->nr_vcpus) {
+    } else if (mp->home != PLANE_HOME_INDEX) {
+        /* a plane's shared state never leaves the boot vCPU's index */
         *why = "home vCPU index";
     } else if (mp->nr_vcpus != set->nr_vcpus) {
         *why = "vCPU count";
@@ -222,6 +223,25 @@ static bool plane_mig_plane_valid(PlaneSet *set, unsigned int id,
     return !*why;
 }
 
+/*
+ * The calls (or ACTIVATE) that plane @p's shared state serves: one at a
+ * time, those of indexes without a state the plane enabled.
+ */
+static unsigned int plane_mig_shared_state_calls(const PlaneMigImage *img,
+                                                 unsigned int p)
+{
+    unsigned int calls = 0;
+
+    for (unsigned int i = 0; i < img->nr_vcpus; i++) {
+        const PlaneMigPending *pp = &img->pending[i];
+
+        calls += (pp->kind == PLANE_PENDING_ACTIVATE ||
+                  pp->kind == PLANE_PENDING_VTL_CALL) &&
+                 pp->callee == p && !(img->planes[p].vcpu_enabled[i] & 1);
+    }
+    return calls;
+}
+
 /* Every value of the image is one the core can hold; nothing changed yet */
 static bool plane_mig_image_valid(PlaneSet *set, const PlaneMigImage *img)
 {
@@ -240,7 +260,11 @@ static bool plane_mig_image_valid(PlaneSet *set, const PlaneMigImage *img)
         }
     }
     for (unsigned int p = 0; p < set->nr_planes && !why; p++) {
-        if (!plane_mig_plane_valid(set, p, &img->planes[p], &why)) {
+        if (plane_mig_plane_valid(set, p, &img->planes[p], &why) &&
+            p && plane_mig_shared_state_calls(img, p) > 1) {
+            why = "number of calls its one shared state serves";
+        }
+        if (why) {
             error_report("planes: the incoming plane %u has an invalid %s",
                          p, why);
             return false;
@@ -311,6 +335,8 @@ static int plane_mig_post_load(void *opaque, int version_id)
             plane_region_remove_ram(plane);
         }
         plane_mig_load_plane(plane, mp);
+        /* each shared state runs for the index whose call it serves */
+        plane_bind_states(plane);
     }
     for (unsigned int s = 0; s < set->nr_planes * set->nr_vcpus; s++) {
         set->switch_poll[s] = (PlaneSwitchPoll) { .host_cpu = -1 };

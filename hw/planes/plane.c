@@ -170,7 +170,7 @@ static void plane_reset_hold(Object *obj, ResetType type)
         return;
     }
     plane_region_remove_ram(plane);
-    plane->home = 0;
+    plane->home = PLANE_HOME_INDEX;
     plane->busy = false;
     for (unsigned int i = 0; plane->vcpus && i < plane->set->nr_vcpus; i++) {
         plane->vcpus[i]->enabled = false;

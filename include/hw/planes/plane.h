@@ -25,6 +25,13 @@
  */
 #define PLANE_WAITING (1u << 31)
 
+/*
+ * The vCPU index whose vCPU state is a plane's shared state (Plane::home):
+ * the boot vCPU's, as a uniprocessor guest boots on its BSP.  Its local
+ * APIC, timer and device interrupts stay with it.
+ */
+#define PLANE_HOME_INDEX 0
+
 #define TYPE_PLANE "plane"
 OBJECT_DECLARE_SIMPLE_TYPE(Plane, PLANE)
 
@@ -89,8 +96,9 @@ struct Plane {
     PlaneVCPU **vcpus;
     /*
      * A plane >= 1 is a uniprocessor unless it enables more states: its
-     * one shared state lives in the vCPU state of index @home, and is
-     * @busy while it runs there (under the BQL).
+     * one shared state is its vCPU state of index @home, the boot vCPU's
+     * (PLANE_HOME_INDEX), for the plane's whole life, whichever index
+     * calls; it is @busy while it serves a call or boots (under the BQL).
      */
     unsigned int home;
     bool busy;
@@ -265,6 +273,27 @@ int64_t plane_vcpu_thread_id(PlaneVCPU *pv);
  * @cpu->plane_id; @set->nr_vcpus when it is none of @set's.
  */
 unsigned int plane_cpu_index(PlaneSet *set, CPUState *cpu);
+
+/**
+ * plane_state_index: the vCPU index whose vCPU state runs @plane for
+ * vCPU index @cpu_index: @cpu_index itself for plane 0 and for a state
+ * the plane enabled there (PLANE_ENABLE_VCPU), the plane's home index
+ * (its shared state) otherwise.
+ */
+unsigned int plane_state_index(Plane *plane, unsigned int cpu_index);
+
+/**
+ * plane_shared_state_serves: the vCPU index whose VTL call (or ACTIVATE)
+ * @plane's shared state serves now, its home index when none (BQL held).
+ */
+unsigned int plane_shared_state_serves(Plane *plane);
+
+/**
+ * plane_served_index: the vCPU index @cpu, a vCPU state of @set, runs
+ * for: its own one, or for a plane's shared state the index whose call
+ * it serves.  @set->nr_vcpus when @cpu is none of @set's (BQL held).
+ */
+unsigned int plane_served_index(PlaneSet *set, CPUState *cpu);
 
 /**
  * plane_vcpu_bind: make @cpu, not yet realized, the vCPU state of plane
