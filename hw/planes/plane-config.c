@@ -102,6 +102,65 @@ static int64_t plane_hc_config_again(const PlaneCaller *c,
     return 0;
 }
 
+/*
+ * A region that needs fresh RAM is refused while a migration runs: a RAM
+ * block must not appear under its feet.
+ */
+static int64_t plane_config_check_migration(const PlaneCaller *c,
+                                            unsigned int count,
+                                            const PlaneConfigEntry *entries)
+{
+    for (unsigned int i = 1; i < count; i++) {
+        if (plane_region_placement(c->set, entries[i].load_offset,
+                                   entries[i].memory_size) ==
+                PLANE_REGION_OUTSIDE_RAM && migration_is_running()) {
+            return plane_hc_refuse(c, PLANES_KVM_EBUSY, "plane %u's region "
+                                   "needs fresh RAM while a migration runs",
+                                   i);
+        }
+    }
+    return 0;
+}
+
+/*
+ * The accepted CONFIG takes effect: nothing can fail any more but host
+ * RAM allocation for regions outside guest RAM, which undoes it all.
+ */
+static int64_t plane_config_commit(const PlaneCaller *c, hwaddr gpa,
+                                   unsigned int count,
+                                   const PlaneConfigEntry *entries)
+{
+    PlaneSet *set = c->set;
+
+    for (unsigned int i = 1; i < count; i++) {
+        Plane *plane = set->planes[i];
+
+        plane->region_base = entries[i].load_offset;
+        plane->region_size = entries[i].memory_size;
+        plane->kernel_format = entries[i].kernel_format;
+        if (plane_region_placement(set, plane->region_base,
+                                   plane->region_size) ==
+                PLANE_REGION_OUTSIDE_RAM && !plane_region_add_ram(plane)) {
+            for (unsigned int j = 1; j <= i; j++) {
+                plane_region_remove_ram(set->planes[j]);
+                set->planes[j]->region_base = set->planes[j]->region_size = 0;
+                set->planes[j]->kernel_format = 0;
+            }
+            return plane_hc_refuse(c, PLANES_KVM_E2BIG, "the host cannot "
+                                   "allocate 0x%" PRIx64 " bytes for plane "
+                                   "%u", entries[i].memory_size, i);
+        }
+    }
+    for (unsigned int i = 1; i < count; i++) {
+        plane_set_state(set->planes[i], PLANE_STATE_CONFIGURED);
+    }
+    set->configured = true;
+    plane_layout_changed();
+    set->config_gpa = gpa;
+    set->config_count = count;
+    return 0;
+}
+
 /* Reads and parses entries 1..count-1 of the config array at @gpa. */
 int64_t plane_hc_config(const PlaneCaller *c)
 {
@@ -130,46 +189,8 @@ int64_t plane_hc_config(const PlaneCaller *c)
     if (err) {
         return plane_hc_refuse(c, err, "%s", why);
     }
-
-    for (unsigned int i = 1; i < count; i++) {
-        /* A RAM block must not appear under a running migration's feet */
-        if (plane_region_placement(set, entries[i].load_offset,
-                                   entries[i].memory_size) ==
-                PLANE_REGION_OUTSIDE_RAM && migration_is_running()) {
-            return plane_hc_refuse(c, PLANES_KVM_EBUSY, "plane %u's region "
-                                   "needs fresh RAM while a migration runs",
-                                   i);
-        }
-    }
-
-    /* Valid: from here on nothing can fail but host RAM allocation. */
-    for (unsigned int i = 1; i < count; i++) {
-        Plane *plane = set->planes[i];
-
-        plane->region_base = entries[i].load_offset;
-        plane->region_size = entries[i].memory_size;
-        plane->kernel_format = entries[i].kernel_format;
-        if (plane_region_placement(set, plane->region_base,
-                                   plane->region_size) ==
-                PLANE_REGION_OUTSIDE_RAM && !plane_region_add_ram(plane)) {
-            for (unsigned int j = 1; j <= i; j++) {
-                plane_region_remove_ram(set->planes[j]);
-                set->planes[j]->region_base = set->planes[j]->region_size = 0;
-                set->planes[j]->kernel_format = 0;
-            }
-            return plane_hc_refuse(c, PLANES_KVM_E2BIG, "the host cannot "
-                                   "allocate 0x%" PRIx64 " bytes for plane "
-                                   "%u", entries[i].memory_size, i);
-        }
-    }
-    for (unsigned int i = 1; i < count; i++) {
-        plane_set_state(set->planes[i], PLANE_STATE_CONFIGURED);
-    }
-    set->configured = true;
-    plane_layout_changed();
-    set->config_gpa = gpa;
-    set->config_count = count;
-    return 0;
+    return plane_config_check_migration(c, count, entries) ?:
+           plane_config_commit(c, gpa, count, entries);
 }
 
 /* The boot state of plane @id, as ACTIVATE accepted it. */
