@@ -326,7 +326,8 @@ int64_t plane_hc_enable_vcpu(const PlaneCaller *c)
         return plane_hc_refuse(c, PLANES_KVM_EINVAL, "plane %u already has "
                                "a state on vCPU %" PRIu64, c->plane, index);
     }
-    if (index == plane->home) {
+    if (index == plane->home || index == plane_shared_state_serves(plane)) {
+        /* its state would start while the shared state serves its call */
         return plane_hc_refuse(c, PLANES_KVM_EINVAL, "vCPU %" PRIu64 " holds "
                                "plane %u's shared state", index, c->plane);
     }

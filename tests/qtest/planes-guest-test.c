@@ -1150,6 +1150,8 @@ static void test_device_irq(void)
  * while it boots; every VTL call comes from vCPU 0.  In those calls its
  * timer ticks (periodic, vector 0x52, APIC software-enabled) and its own
  * COM2's interrupt reaches it; plane 0 gets no interrupt of either.
+ * Last, vCPU 1 calls once, and plane 1 may not enable a state of its own
+ * on vCPU 1 while its shared state serves that very call.
  */
 static void test_home_index(void)
 {
@@ -1161,6 +1163,9 @@ static void test_home_index(void)
                     "data=0x78 plane0-interrupts=0\r\n"));
     g_assert(strstr(serial, "P1: apicbase=0xfee00900 apic-id=0\r\n"));
     g_assert(strstr(serial, "P1: local APIC timer running\r\n"));
+    /* PLANE_ENABLE_VCPU for vCPU 1 in vCPU 1's call: -EINVAL, all fine */
+    g_assert(strstr(serial, "RESULT home-enable-served status=-22 "
+                    "echo0=1\r\n"));
 }
 
 /*

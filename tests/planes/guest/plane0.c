@@ -558,6 +558,17 @@ void ap_main(void)
         /* ap_activate=2: vCPU 0 makes every VTL call */
         ap_echo = ap_activate == 1 ? echo_ok(CA1, 0x1234) : 0;
         ap_done = 1;
+        if (ap_activate == 2) {
+            /* but one at the end: plane 1 enables vCPU 1 in vCPU 1's call */
+            u64 index = 1;
+
+            while (ap_go != 2) {
+                __asm__ volatile("pause");
+            }
+            ap_echo = vtl_call(CA1, VTL_TEST_ENABLE, &index, 8) ?:
+                      vtl_status(CA1);
+            ap_done = 2;
+        }
         for (;;) {
             __asm__ volatile("cli; hlt");
         }
@@ -1344,6 +1355,13 @@ static void test_home(void)
            "apic-id=%u taken=%u data=0x%x plane0-interrupts=%u\n", r,
            (u64)(ticks >= want), lvt, svr, apic_id, a[0], a[2] & 0xff,
            irq_count);
+    /* the index whose call the shared state serves cannot get its own */
+    ap_go = 2;
+    while (ap_done != 2) {
+        __asm__ volatile("pause");
+    }
+    printf("RESULT home-enable-served status=%d echo0=%d\n", (s64)ap_echo,
+           (s64)echo_ok(CA0, 0x5678));
 }
 
 /*
