@@ -20,7 +20,8 @@ PlaneSet *plane_set_new(const PlaneAccelClass *accel, unsigned int planes,
  * runs under: the home state at the word of the index whose call it
  * serves (plane_shared_state_serves()), an enabled state at its own
  * index's, any other at none.  After every change of the pending records
- * or enabled states that moves the shared state, before the switch.
+ * or enabled states that changes whom the shared state serves, before
+ * the switch.
  */
 void plane_bind_states(Plane *plane);
 

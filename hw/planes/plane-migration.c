@@ -195,6 +195,9 @@ static bool plane_mig_plane_valid(PlaneSet *set, unsigned int id,
         *why = "home vCPU index";
     } else if (mp->nr_vcpus != set->nr_vcpus) {
         *why = "vCPU count";
+    } else if (mp->vcpu_enabled[PLANE_HOME_INDEX] & 1) {
+        /* the home index holds the shared state: never enabled apart */
+        *why = "enabled state on the home vCPU index";
     } else if (mp->nr_ranges < 0 ||
                mp->nr_ranges > PLANE_MEM_ATTR_MAX_RANGES) {
         *why = "attribute map size";

@@ -133,7 +133,7 @@ typedef struct PlaneSwitchPoll {
     int host_cpu;
     /*
      * Under the BQL: bumped whenever the core overwrites the state's
-     * registers (a plane's shared state moved in, PLANE_ENABLE_VCPU), and
+     * registers (ACTIVATE's boot, PLANE_ENABLE_VCPU), and
      * its value when the state was last switched out.  A state replaced
      * meanwhile must not go on in the translated code it left.
      */
@@ -207,7 +207,8 @@ struct PlaneSet {
     /*
      * How long a vCPU state switched out by its own hypercall polls for
      * the switch back before it sleeps (0: never polls), and, by plane
-     * and vCPU index (plane * nr_vcpus + index), how each state polls.
+     * and the vCPU index of the state (plane * nr_vcpus + index: a shared
+     * state's home index, whichever index it serves), how each polls.
      */
     uint64_t switch_poll_ns;
     PlaneSwitchPoll *switch_poll;
