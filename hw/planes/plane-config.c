@@ -359,8 +359,8 @@ static int64_t plane_activate_in_host(const PlaneCaller *c,
     Error *err = NULL;
 
     plane_activate_record(c, entries, boot, count);
-    set->planes[1]->home = c->index;
-    if (!set->accel->host_activate(1, c->index, &boot[1], &err)) {
+    if (!set->accel->host_activate(1, set->planes[1]->home, &boot[1],
+                                   &err)) {
         /* The host may hold a half-made state: nothing may run it. */
         error_reportf_err(err, "planes: ACTIVATE on vCPU %u: VM stopped: ",
                           c->index);
