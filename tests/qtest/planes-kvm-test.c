@@ -515,25 +515,39 @@ static void test_model_activate_from_vcpu1(void)
 }
 
 /*
+ * QEMU with "-machine @machine" and the isa-debug-exit that plane 0's
+ * script "exit" ends it with; returns the model's log.
+ */
+static char *model_run_to_exit(const char *machine)
+{
+    g_autofree char *log = model_setup("seed", "exit", NULL);
+    g_autofree char *args = g_strdup_printf(
+        "-accel kvm -machine %s -m 256M -nodefaults -display none -device "
+        "isa-debug-exit,iobase=0xf4,iosize=0x04", machine);
+    g_autofree char *out = NULL, *err = NULL;
+    int rc = run_qemu(args, &out, &err);
+    char *text;
+
+    model_unset();
+    text = model_log(log);
+    g_assert_cmpint(rc, ==, 1);     /* isa-debug-exit with value 0 */
+    g_assert_nonnull(strstr(text, "vcpu 0 step exit\n"));
+    unlink(log);
+    return text;
+}
+
+/*
  * The planes are made once the vCPUs exist and before any runs, as the
  * series' VMM makes them; the irqchip was split before all that.
  */
 static void test_model_planes_after_vcpus(void)
 {
-    g_autofree char *log = model_setup("seed", "exit", NULL);
-    g_autofree char *out = NULL, *err = NULL, *text = NULL;
-    int rc = run_qemu("-accel kvm -machine q35,planes=2 -smp 2 -m 256M "
-                      "-nodefaults -display none -device isa-debug-exit,"
-                      "iobase=0xf4,iosize=0x04", &out, &err);
+    g_autofree char *text = model_run_to_exit("q35,planes=2 -smp 2");
 
-    model_unset();
-    text = model_log(log);
-    g_assert_cmpint(rc, ==, 1);
     assert_in_order(text, "irqchip split\n", "vcpu plane=0 id=0 ");
     assert_in_order(text, "vcpu plane=0 id=1 ", "plane 1 fd=");
     assert_in_order(text, "plane 1 fd=", "vcpu 0 step exit\n");
     assert_no_violation(text);
-    unlink(log);
 }
 
 /*
@@ -637,21 +651,12 @@ static void test_model_irqchip_refused(void)
 /* planes=1 on a planes kernel is stock KVM: no plane, no exit asked for. */
 static void test_model_planes1_stock(void)
 {
-    g_autofree char *log = model_setup("seed", "exit", NULL);
-    g_autofree char *out = NULL, *err = NULL, *text = NULL;
-    int rc = run_qemu("-accel kvm -machine q35 -m 256M -nodefaults "
-                      "-display none -device isa-debug-exit,iobase=0xf4,"
-                      "iosize=0x04", &out, &err);
+    g_autofree char *text = model_run_to_exit("q35");
 
-    model_unset();
-    text = model_log(log);
-    g_assert_cmpint(rc, ==, 1);
-    g_assert_nonnull(strstr(text, "vcpu 0 step exit\n"));
     g_assert_null(strstr(text, "plane 1 fd="));
     g_assert_null(strstr(text, "exit-hypercalls"));
     g_assert_null(strstr(text, "probe"));
     assert_no_violation(text);
-    unlink(log);
 }
 
 int main(int argc, char **argv)

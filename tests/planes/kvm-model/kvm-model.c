@@ -843,10 +843,6 @@ static int model_state_ioctl(Vcpu *v, unsigned long req, void *arg)
     case KVM_SET_SREGS2:
         model_sregs2(v, arg, req == KVM_SET_SREGS2);
         return 0;
-    case KVM_GET_XSAVE2:
-        /* as many bytes as KVM_CAP_XSAVE2 says: the legacy 4K zeroed */
-        memset(arg, 0, sizeof(struct kvm_xsave));
-        return 0;
     case KVM_GET_REG_LIST: {
         struct kvm_reg_list *l = arg;
 
@@ -883,6 +879,7 @@ static int model_state_ioctl(Vcpu *v, unsigned long req, void *arg)
                sizeof(struct kvm_vcpu_events));
         return 0;
     case KVM_GET_XSAVE:
+    case KVM_GET_XSAVE2:        /* of KVM_CAP_XSAVE2 bytes: the legacy 4K */
         memset(arg, 0, sizeof(struct kvm_xsave));
         return 0;
     case KVM_GET_XCRS: {
