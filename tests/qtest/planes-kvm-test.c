@@ -648,6 +648,87 @@ static void test_model_irqchip_refused(void)
                   "kernel-irqchip=on\n");
 }
 
+/* @r is -1 with errno @err, as the kernel refuses. */
+#define assert_refused(r, err) do {             \
+        int r_ = (r);                           \
+        g_assert_cmpint(r_, ==, -1);            \
+        g_assert_cmpint(errno, ==, (err));      \
+    } while (0)
+
+/*
+ * In a child with the model preloaded: the model answers the ioctls
+ * QEMU never issues as the planes kernel does (the functions are cited
+ * in the model), so that QEMU is checked against the right rules.
+ */
+static void model_probe_kernel_rules(void)
+{
+    struct kvm_enable_cap split = {
+        .cap = KVM_CAP_SPLIT_IRQCHIP, .args = { 24 },
+    };
+    struct kvm_memory_attributes attrs = {
+        .address = 0x100000, .size = 0x1000,
+        .attributes = KVM_MEMORY_ATTRIBUTE_NO_WRITE |
+                      KVM_MEMORY_ATTRIBUTE_NO_EXEC,
+    };
+    struct kvm_irq_routing routing = { .nr = 0 };
+    struct kvm_msi msi = { .address_lo = 0xfee00000, .data = 0x30 };
+    struct kvm_sregs2 sregs2;
+    struct kvm_mp_state mp = { .mp_state = KVM_MP_STATE_RUNNABLE };
+    struct kvm_reg_list regs = { .n = 0 };
+    int kvm = open("/dev/kvm", O_RDWR), vm, plane, vcpu1;
+
+    g_assert_cmpint(ioctl(kvm, KVM_CHECK_EXTENSION, KVM_CAP_PLANES), ==, 1);
+    vm = ioctl(kvm, KVM_CREATE_VM, 0);
+    g_assert_cmpint(ioctl(vm, KVM_CHECK_EXTENSION, KVM_CAP_PLANES), ==, 1);
+    assert_refused(ioctl(vm, KVM_CREATE_PLANE, 1), EINVAL);
+    g_assert_cmpint(ioctl(vm, KVM_ENABLE_CAP, &split), ==, 0);
+    g_assert_cmpint(ioctl(vm, KVM_CHECK_EXTENSION, KVM_CAP_PLANES), ==, 2);
+    g_assert_cmphex(ioctl(vm, KVM_CHECK_EXTENSION,
+                          KVM_CAP_MEMORY_ATTRIBUTES), ==, 0x30);
+    g_assert_cmpint(ioctl(vm, KVM_SET_MEMORY_ATTRIBUTES, &attrs), ==, 0);
+    g_assert_cmpint(ioctl(vm, KVM_CREATE_VCPU, 0), >=, 0);
+    vcpu1 = ioctl(vm, KVM_CREATE_VCPU, 1);
+    plane = ioctl(vm, KVM_CREATE_PLANE, 1);
+    g_assert_cmpint(plane, >=, 0);
+    assert_refused(ioctl(vm, KVM_CREATE_PLANE, 1), EEXIST);
+    assert_refused(ioctl(vm, KVM_ENABLE_CAP, &split), EEXIST);
+    assert_refused(ioctl(vm, KVM_CREATE_IRQCHIP, 0), EINVAL);
+    g_assert_cmpint(ioctl(plane, KVM_CHECK_EXTENSION, KVM_CAP_PLANES), ==, 0);
+    g_assert_cmphex(ioctl(plane, KVM_CHECK_EXTENSION,
+                          KVM_CAP_MEMORY_ATTRIBUTES), ==, 0x30);
+    g_assert_cmpint(ioctl(plane, KVM_SIGNAL_MSI, &msi), >=, 0);
+    g_assert_cmpint(ioctl(plane, KVM_SET_GSI_ROUTING, &routing), ==, 0);
+    /* a plane vCPU, made on the thread that made its plane-0 sibling */
+    vcpu1 = ioctl(plane, KVM_CREATE_VCPU, 1);
+    g_assert_cmpint(vcpu1, >=, 0);
+    g_assert_cmpint(ioctl(vcpu1, KVM_GET_SREGS2, &sregs2), ==, 0);
+    g_assert_cmpint(ioctl(vcpu1, KVM_SET_SREGS2, &sregs2), ==, 0);
+    g_assert_cmpint(ioctl(vcpu1, KVM_GET_REG_LIST, &regs), ==, 0);
+    assert_refused(ioctl(vcpu1, KVM_SET_MP_STATE, &mp), EINVAL);
+    assert_refused(ioctl(vcpu1, KVM_RUN, 0), EINVAL);
+}
+
+static void test_model_kernel_rules(void)
+{
+    g_autofree char *log = NULL, *text = NULL;
+
+    if (g_test_subprocess()) {
+        model_probe_kernel_rules();
+        return;
+    }
+    log = model_setup("seed", NULL, NULL);
+    g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+    model_unset();
+    text = model_log(log);
+    if (!g_test_trap_has_passed()) {
+        model_log_print(text);
+    }
+    g_test_trap_assert_passed();
+    /* each refusal above, and only those, logged as the kernel's */
+    g_assert_nonnull(strstr(text, " violations=6\n"));
+    unlink(log);
+}
+
 /* planes=1 on a planes kernel is stock KVM: no plane, no exit asked for. */
 static void test_model_planes1_stock(void)
 {
@@ -684,6 +765,8 @@ int main(int argc, char **argv)
                    test_model_plane1_exits);
     qtest_add_func("/planes/kvm/model/irqchip-on-refused",
                    test_model_irqchip_refused);
+    qtest_add_func("/planes/kvm/model/kernel-rules",
+                   test_model_kernel_rules);
     qtest_add_func("/planes/kvm/refused-without-cap", test_kvm_refusal);
     qtest_add_data_func("/planes/kvm/irqchip-on-refused", "on",
                         test_kvm_irqchip);
