@@ -173,6 +173,9 @@ static void plane_reset_hold(Object *obj, ResetType type)
     plane->home = 0;
     plane->busy = false;
     for (unsigned int i = 0; plane->vcpus && i < plane->set->nr_vcpus; i++) {
+        if (!plane->vcpus[i]) {
+            continue;           /* no CPU plugged there */
+        }
         plane->vcpus[i]->enabled = false;
         plane->vcpus[i]->enabled_fresh = false;
     }
