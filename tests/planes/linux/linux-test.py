@@ -16,7 +16,8 @@ A  plane 1 in memmap-reserved RAM, default plane-violation=stop, 2 vCPUs:
 B  plane 1 in fresh RAM at 4 GiB, plane-violation=fault: boots, seals, and
    a write into the sealed text is an oops on plane 0's console.
 C  the VBS series' launch line (-smp 3,maxcpus=4 -m 4G, OVMF from pflash):
-   the pair boots through UEFI, calls from two vCPUs, the seal.
+   the pair boots through UEFI, calls from two vCPUs, the seal; a fourth
+   CPU plugged with device_add, onlined through ACPI, makes a VTL call.
 After each, the same plane 0 with planes=1: the same clocksource and the
 same TSC verdict as with planes=2, and no stray interrupt in either.
 Plane 1's console (COM2) is an isa-serial of plane 1 in A and B: plane 0's
@@ -387,6 +388,18 @@ def vm_c(tmp, art):
                r'parallel cpu0 ok=20 bad=0 cpu1 ok=20 bad=0 last_rax=0,0',
                timeout=120)
         expect(vm, 'uefi', 'seal', r'seal rax=0 status=0 .*')
+        # The fourth CPU, plugged: ACPI's hotplug path, then a VTL call
+        # from it
+        slot = [c for c in vm.q('query-hotpluggable-cpus')
+                if 'qom-path' not in c][0]
+        vm.q('device_add', driver=slot['type'], id='cpu3', **slot['props'])
+        vcpus = [v['cpu-index'] for v in vm.q('query-planes')[1]['vcpus']]
+        ok(f'uefi: a CPU plugged with device_add has a plane-1 state '
+           f'(plane 1 vCPU indexes {vcpus})', vcpus == [0, 1, 2, 3])
+        expect(vm, 'uefi: the plugged CPU, onlined through ACPI hotplug',
+               'online 3', r'online cpu3=1 cpus 4')
+        expect(vm, 'uefi: a VTL call from the plugged CPU', 'on 3 echo plugged',
+               r'on cpu3: echo rax=0 status=0 resp_size=7 resp=deggulp')
         st = vm.plane_state()
         ok(f"uefi: query-planes: plane 1 '{st}'", st == 'parked')
     finally:
