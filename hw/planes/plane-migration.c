@@ -120,6 +120,9 @@ static void plane_mig_save_plane(Plane *plane, PlaneMigPlane *mp)
     mp->nr_vcpus = nr_vcpus;
     mp->vcpu_enabled = g_new0(uint8_t, nr_vcpus);
     for (unsigned int i = 0; plane->vcpus && i < nr_vcpus; i++) {
+        if (!plane->vcpus[i]) {
+            continue;           /* no CPU plugged there */
+        }
         mp->vcpu_enabled[i] = plane->vcpus[i]->enabled |
                               plane->vcpus[i]->enabled_fresh << 1;
     }
@@ -211,6 +214,11 @@ static bool plane_mig_plane_valid(PlaneSet *set, unsigned int id,
     } else {
         *why = NULL;
     }
+    for (unsigned int i = 0; !*why && i < set->nr_vcpus; i++) {
+        if (mp->vcpu_enabled[i] && !plane_index_present(set, i)) {
+            *why = "enabled state on a vCPU index without a CPU here";
+        }
+    }
     for (int32_t r = 0; !*why && r < mp->nr_ranges; r++) {
         const PlaneMemAttrRange *range = &mp->ranges[r];
 
@@ -256,6 +264,10 @@ static bool plane_mig_image_valid(PlaneSet *set, const PlaneMigImage *img)
 
         if (cur >= set->nr_planes) {
             why = "current plane";
+        } else if (!plane_index_present(set, i) &&
+                   (pp->current || pp->kind != PLANE_PENDING_NONE)) {
+            why = "state of a vCPU index without a CPU here (plug it with "
+                  "-device on the destination)";
         } else if (pp->kind > PLANE_PENDING_WAITING ||
                    pp->caller >= set->nr_planes ||
                    pp->callee >= set->nr_planes) {
@@ -300,6 +312,9 @@ static void plane_mig_load_plane(Plane *plane, const PlaneMigPlane *mp)
     plane->boot_cmdline = mp->has_cmdline ?
                           g_strdup((const char *)mp->cmdline) : NULL;
     for (unsigned int i = 0; plane->vcpus && i < mp->nr_vcpus; i++) {
+        if (!plane->vcpus[i]) {
+            continue;           /* checked: nothing enabled there */
+        }
         plane->vcpus[i]->enabled = mp->vcpu_enabled[i] & 1;
         plane->vcpus[i]->enabled_fresh = mp->vcpu_enabled[i] & 2;
     }

@@ -60,9 +60,21 @@ unsigned int plane_running_on(Plane *plane)
     unsigned int n = 0;
 
     for (unsigned int i = 0; i < plane->set->nr_vcpus; i++) {
-        n += plane_is_current(plane, i);
+        n += plane_index_present(plane->set, i) && plane_is_current(plane, i);
     }
     return n;
+}
+
+bool plane_index_present(PlaneSet *set, unsigned int cpu_index)
+{
+    return cpu_index < set->nr_vcpus && qemu_get_cpu(cpu_index);
+}
+
+int plane_state_cpu_index(PlaneSet *set, unsigned int plane_id,
+                          unsigned int cpu_index)
+{
+    assert(plane_id < set->nr_planes && cpu_index < set->nr_vcpus);
+    return plane_id * set->nr_vcpus + cpu_index;
 }
 
 CPUState *plane_cpu(Plane *plane, unsigned int cpu_index)
@@ -102,11 +114,15 @@ unsigned int plane_cpu_index(PlaneSet *set, CPUState *cpu)
 
 unsigned int plane_state_index(Plane *plane, unsigned int cpu_index)
 {
+    PlaneVCPU *pv;
+
     assert(cpu_index < plane->set->nr_vcpus);
-    if (!plane->id || !plane->vcpus || plane->vcpus[cpu_index]->enabled) {
+    if (!plane->id || !plane->vcpus) {
         return cpu_index;
     }
-    return plane->home;
+    pv = plane->vcpus[cpu_index];
+    /* No CPU plugged at @cpu_index yet: nothing of its own either */
+    return pv && pv->enabled ? cpu_index : plane->home;
 }
 
 unsigned int plane_shared_state_serves(Plane *plane)

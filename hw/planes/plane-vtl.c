@@ -321,6 +321,10 @@ int64_t plane_hc_enable_vcpu(const PlaneCaller *c)
                                " (the machine has %u)", index,
                                set->nr_vcpus);
     }
+    if (!plane_index_present(set, index)) {
+        return plane_hc_refuse(c, PLANES_KVM_EINVAL, "vCPU index %" PRIu64
+                               " has no CPU plugged", index);
+    }
     pv = plane->vcpus[index];
     if (pv->enabled) {
         return plane_hc_refuse(c, PLANES_KVM_EINVAL, "plane %u already has "

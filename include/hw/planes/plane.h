@@ -181,7 +181,10 @@ struct PlaneSet {
 
     const PlaneAccelClass *accel;
     unsigned int nr_planes;
+    /* Every possible vCPU index (-smp maxcpus): CPUs may be plugged later */
     unsigned int nr_vcpus;
+    /* Whether board init made the states of planes >= 1 (BQL) */
+    bool vcpus_created;
     Plane **planes;
     /*
      * current_plane[i]: the plane that runs on vCPU index i (initially 0),
@@ -249,6 +252,22 @@ bool plane_is_current(Plane *plane, unsigned int cpu_index);
  * plane_running_on: the number of vCPU indexes @plane runs on now.
  */
 unsigned int plane_running_on(Plane *plane);
+
+/**
+ * plane_index_present: whether the guest has a CPU of index @cpu_index
+ * now.  The plane set covers every possible CPU (-smp maxcpus); an index
+ * gets its plane states when its CPU is plugged.
+ */
+bool plane_index_present(PlaneSet *set, unsigned int cpu_index);
+
+/**
+ * plane_state_cpu_index: the CPUState::cpu_index of plane @plane_id's
+ * state on vCPU index @cpu_index, past every possible guest CPU's, so
+ * that a CPU plugged later keeps the index of its slot.  For backends'
+ * vcpu_create, before realize.
+ */
+int plane_state_cpu_index(PlaneSet *set, unsigned int plane_id,
+                          unsigned int cpu_index);
 
 /**
  * plane_cpu: the vCPU state of @plane on @cpu_index (%NULL for a plane

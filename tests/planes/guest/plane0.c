@@ -643,6 +643,24 @@ static int start_ap(void)
     return ap_started;
 }
 
+/*
+ * With waitap=1 vCPU 1 is plugged while the guest runs (-smp 1,maxcpus=2
+ * and device_add): knock until it answers, for a bounded number of tries.
+ */
+static int start_ap_maybe_plugged(void)
+{
+    if (!arg_u64("waitap", 0)) {
+        return start_ap();
+    }
+    puts("P0: waiting for vCPU 1 to be plugged\n");
+    for (int tries = 0; tries < 600; tries++) {
+        if (start_ap()) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* Boots plane 1 like test_boot, without the probes. */
 static void vbs_boot(void)
 {
@@ -2216,7 +2234,7 @@ static void test_migrate(void)
 
     *(volatile u64 *)MIGRATE_STOP = 0;
     *(volatile u64 *)MIGRATE_HOLD = 0;
-    if (!start_ap()) {
+    if (!start_ap_maybe_plugged()) {
         puts("P0: the AP did not start\n");
         guest_exit(EXIT_FAIL);
     }
