@@ -15,7 +15,7 @@ A  plane 1 in memmap-reserved RAM, default plane-violation=stop, 2 vCPUs:
    plane 1 alone and later calls return -EOPNOTSUPP.
 B  plane 1 in fresh RAM at 4 GiB, plane-violation=fault: boots, seals, and
    a write into the sealed text is an oops on plane 0's console.
-C  the VBS series' launch line (-smp 3,maxcpus=4 -m 4G, OVMF from pflash):
+C  the VBS series' launch line (-cpu max -smp 3,maxcpus=4 -m 4G, OVMF from pflash):
    the pair boots through UEFI, calls from two vCPUs, the seal; a fourth
    CPU plugged with device_add, onlined through ACPI, makes a VTL call.
 After each, the same plane 0 with planes=1: the same clocksource and the
@@ -362,14 +362,15 @@ OVMF_VARS = '/usr/share/OVMF/OVMF_VARS_4M.fd'
 
 
 def vm_c(tmp, art):
-    """The VBS series' launch line (-smp 3,maxcpus=4 -m 4G, OVMF from
+    """The VBS series' launch line (-cpu max -smp 3,maxcpus=4 -m 4G, OVMF from
     pflash) with planes=2: the pair boots through UEFI as the series'
     images do, and the calls and the seal work."""
     vars_copy = os.path.join(tmp, 'OVMF_VARS.fd')
     shutil.copyfile(OVMF_VARS, vars_copy)
     vm = linuxvm.LinuxPlanesVM(
         tmp, art, 'uefi', case='memmap', smp='3,maxcpus=4', mem='4G',
-        extra=('-drive', f'if=pflash,format=raw,unit=0,readonly=on,'
+        extra=('-cpu', 'max',
+               '-drive', f'if=pflash,format=raw,unit=0,readonly=on,'
                          f'file={OVMF_CODE}',
                '-drive', f'if=pflash,format=raw,unit=1,file={vars_copy}'))
     note('$ ' + vm.cmdline())
