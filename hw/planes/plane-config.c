@@ -104,6 +104,65 @@ static int64_t plane_hc_config_again(const PlaneCaller *c,
 }
 
 /*
+ * A region that needs fresh RAM is refused while a migration runs: a RAM
+ * block must not appear under its feet.
+ */
+static int64_t plane_config_check_migration(const PlaneCaller *c,
+                                            unsigned int count,
+                                            const PlaneConfigEntry *entries)
+{
+    for (unsigned int i = 1; i < count; i++) {
+        if (plane_region_placement(c->set, entries[i].load_offset,
+                                   entries[i].memory_size) ==
+                PLANE_REGION_OUTSIDE_RAM && migration_is_running()) {
+            return plane_hc_refuse(c, PLANES_KVM_EBUSY, "plane %u's region "
+                                   "needs fresh RAM while a migration runs",
+                                   i);
+        }
+    }
+    return 0;
+}
+
+/*
+ * The accepted CONFIG takes effect: nothing can fail any more but host
+ * RAM allocation for regions outside guest RAM, which undoes it all.
+ */
+static int64_t plane_config_commit(const PlaneCaller *c, hwaddr gpa,
+                                   unsigned int count,
+                                   const PlaneConfigEntry *entries)
+{
+    PlaneSet *set = c->set;
+
+    for (unsigned int i = 1; i < count; i++) {
+        Plane *plane = set->planes[i];
+
+        plane->region_base = entries[i].load_offset;
+        plane->region_size = entries[i].memory_size;
+        plane->kernel_format = entries[i].kernel_format;
+        if (plane_region_placement(set, plane->region_base,
+                                   plane->region_size) ==
+                PLANE_REGION_OUTSIDE_RAM && !plane_region_add_ram(plane)) {
+            for (unsigned int j = 1; j <= i; j++) {
+                plane_region_remove_ram(set->planes[j]);
+                set->planes[j]->region_base = set->planes[j]->region_size = 0;
+                set->planes[j]->kernel_format = 0;
+            }
+            return plane_hc_refuse(c, PLANES_KVM_E2BIG, "the host cannot "
+                                   "allocate 0x%" PRIx64 " bytes for plane "
+                                   "%u", entries[i].memory_size, i);
+        }
+    }
+    for (unsigned int i = 1; i < count; i++) {
+        plane_set_state(set->planes[i], PLANE_STATE_CONFIGURED);
+    }
+    set->configured = true;
+    plane_layout_changed();
+    set->config_gpa = gpa;
+    set->config_count = count;
+    return 0;
+}
+
+/*
  * Only plane 0 may CONFIG and ACTIVATE (@what), and only where the host
  * did not launch plane 1 itself (-object plane-launch).
  */
@@ -149,46 +208,8 @@ int64_t plane_hc_config(const PlaneCaller *c)
     if (err) {
         return plane_hc_refuse(c, err, "%s", why);
     }
-
-    for (unsigned int i = 1; i < count; i++) {
-        /* A RAM block must not appear under a running migration's feet */
-        if (plane_region_placement(set, entries[i].load_offset,
-                                   entries[i].memory_size) ==
-                PLANE_REGION_OUTSIDE_RAM && migration_is_running()) {
-            return plane_hc_refuse(c, PLANES_KVM_EBUSY, "plane %u's region "
-                                   "needs fresh RAM while a migration runs",
-                                   i);
-        }
-    }
-
-    /* Valid: from here on nothing can fail but host RAM allocation. */
-    for (unsigned int i = 1; i < count; i++) {
-        Plane *plane = set->planes[i];
-
-        plane->region_base = entries[i].load_offset;
-        plane->region_size = entries[i].memory_size;
-        plane->kernel_format = entries[i].kernel_format;
-        if (plane_region_placement(set, plane->region_base,
-                                   plane->region_size) ==
-                PLANE_REGION_OUTSIDE_RAM && !plane_region_add_ram(plane)) {
-            for (unsigned int j = 1; j <= i; j++) {
-                plane_region_remove_ram(set->planes[j]);
-                set->planes[j]->region_base = set->planes[j]->region_size = 0;
-                set->planes[j]->kernel_format = 0;
-            }
-            return plane_hc_refuse(c, PLANES_KVM_E2BIG, "the host cannot "
-                                   "allocate 0x%" PRIx64 " bytes for plane "
-                                   "%u", entries[i].memory_size, i);
-        }
-    }
-    for (unsigned int i = 1; i < count; i++) {
-        plane_set_state(set->planes[i], PLANE_STATE_CONFIGURED);
-    }
-    set->configured = true;
-    plane_layout_changed();
-    set->config_gpa = gpa;
-    set->config_count = count;
-    return 0;
+    return plane_config_check_migration(c, count, entries) ?:
+           plane_config_commit(c, gpa, count, entries);
 }
 
 /* The boot state of plane @id, as ACTIVATE accepted it. */
@@ -207,13 +228,11 @@ void plane_boot(PlaneSet *set, unsigned int id)
 {
     Plane *plane = set->planes[id];
     PlaneBootInfo info = plane_boot_info(plane);
-    unsigned int index = set->activate_index;
 
-    /* The plane's shared state starts where ACTIVATE was called. */
-    plane->home = index;
+    /* The plane's shared state boots on its home index, whoever called */
     plane->busy = true;
-    set->accel->boot_vcpu(plane_cpu(plane, index), &info);
-    plane_note_state_replaced(plane, index);
+    set->accel->boot_vcpu(plane_cpu(plane, plane->home), &info);
+    plane_note_state_replaced(plane, plane->home);
 }
 
 /* Only that it ran matters: see plane_boot_after_seal(). */
@@ -244,12 +263,12 @@ static void plane_boot_sealed(CPUState *cpu, run_on_cpu_data seq)
  */
 void plane_boot_after_seal(PlaneSet *set)
 {
-    unsigned int index = set->activate_index;
-    CPUState *cpu = plane_cpu(set->planes[1], index);
+    Plane *plane = set->planes[1];
+    CPUState *cpu = plane_cpu(plane, plane->home);
 
     set->activate_seq++;
     set->boot_queued = true;
-    plane_note_state_replaced(set->planes[1], index);
+    plane_note_state_replaced(plane, plane->home);
     async_safe_run_on_cpu(cpu, plane_seal_barrier, RUN_ON_CPU_NULL);
     async_run_on_cpu(cpu, plane_boot_sealed,
                      RUN_ON_CPU_HOST_ULONG(set->activate_seq));
@@ -325,7 +344,7 @@ static int64_t plane_activate_check(const PlaneCaller *c, const PlaneLayout *l,
     return 0;
 }
 
-/* Sealed: the planes are active and boot on the caller's index. */
+/* Sealed: the planes are active; plane 0 waits on the caller's index */
 static void plane_activate_record(const PlaneCaller *c,
                                   const PlaneConfigEntry *entries,
                                   const PlaneBootInfo *boot,
@@ -354,11 +373,15 @@ void plane_activate_start(PlaneSet *set, unsigned int index)
         .kind = PLANE_PENDING_ACTIVATE, .caller = 0, .callee = 1,
     };
     plane_boot_after_seal(set);
+    plane_bind_states(set->planes[1]);
     plane_switch(set, index, 1);
     plane_set_state(set->planes[1], PLANE_STATE_RUNNING);
 }
 
-/* Plane 1 boots now, on the caller's index, and runs until it parks. */
+/*
+ * Plane 1 boots now on its home index, for the caller's index (which
+ * waits switched out), and runs until it parks.
+ */
 static void plane_activate_commit(const PlaneCaller *c,
                                   const PlaneConfigEntry *entries,
                                   const PlaneBootInfo *boot,
@@ -369,10 +392,11 @@ static void plane_activate_commit(const PlaneCaller *c,
 }
 
 /*
- * The host switches planes: it enters plane 1 on the caller's index at the
- * first VTL call from there (lazily, as the seed's VMM boots it), so
- * ACTIVATE only hands the boot state to the host and returns at once.
- * Plane 1 stays 'active' as far as QEMU can tell.
+ * The host switches planes: it enters plane 1 on its home index (the boot
+ * vCPU's, whichever index called) at the first VTL call from there
+ * (lazily, as the seed's VMM boots it), so ACTIVATE only hands the boot
+ * state to the host and returns at once.  Plane 1 stays 'active' as far
+ * as QEMU can tell.
  */
 static int64_t plane_activate_in_host(const PlaneCaller *c,
                                       const PlaneConfigEntry *entries,
@@ -383,8 +407,8 @@ static int64_t plane_activate_in_host(const PlaneCaller *c,
     Error *err = NULL;
 
     plane_activate_record(c, entries, boot, count);
-    set->planes[1]->home = c->index;
-    if (!set->accel->host_activate(1, c->index, &boot[1], &err)) {
+    if (!set->accel->host_activate(1, set->planes[1]->home, &boot[1],
+                                   &err)) {
         /* The host may hold a half-made state: nothing may run it. */
         error_reportf_err(err, "planes: ACTIVATE on vCPU %u: VM stopped: ",
                           c->index);

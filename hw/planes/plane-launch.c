@@ -396,8 +396,8 @@ static void plane_launch_in_host(PlaneLaunch *pl, PlaneSet *set,
     Error *err = NULL;
 
     set->activate_index = 0;
-    set->planes[pl->plane]->home = 0;
-    if (!set->accel->host_activate(pl->plane, 0, boot, &err)) {
+    if (!set->accel->host_activate(pl->plane, set->planes[pl->plane]->home,
+                                   boot, &err)) {
         plane_launch_fail(pl, "%s", error_get_pretty(err));
         error_free(err);
     }
@@ -419,6 +419,7 @@ static void plane_launch_run(PlaneLaunch *pl)
         return;
     }
     set->launching = true;
+    /* plane 0 waits on the boot vCPU's index, where it would start */
     plane_activate_start(set, 0);
     if (pl->park_timeout_ms) {
         timer_mod(pl->park_timer, qemu_clock_get_ms(QEMU_CLOCK_VIRTUAL) +
