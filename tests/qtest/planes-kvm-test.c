@@ -537,6 +537,37 @@ static char *model_run_to_exit(const char *machine)
 }
 
 /*
+ * -object plane-launch under KVM: at reset, before plane 0 runs, QEMU
+ * hands the launched plane's boot state to the host (host_activate); the
+ * kernel enters it at plane 0's first VTL call; CONFIG and ACTIVATE get
+ * -1 from QEMU.
+ */
+static void test_model_launch(void)
+{
+    g_autofree char *log = model_setup("seed", "config,activate,vtlcall,"
+                                       "exit", NULL);
+    g_autofree char *out = NULL, *err = NULL, *text = NULL;
+    int rc;
+
+    g_setenv("KVM_MODEL_ENTRY", "0x10000000", true);
+    rc = run_qemu("-accel kvm -machine q35,planes=2 -m 512M -nodefaults "
+                  "-display none -device isa-debug-exit,iobase=0xf4,"
+                  "iosize=0x04 -object plane-launch,id=p1,kernel="
+                  "tests/planes-guests/plane1.bin,base=0x10000000,"
+                  "size=0x4000000", &out, &err);
+    model_unset();
+    g_unsetenv("KVM_MODEL_ENTRY");
+    text = model_log(log);
+    g_assert_cmpint(rc, ==, 1);     /* isa-debug-exit with value 0 */
+    assert_in_order(text, "vcpu plane=1 id=0 fd=", "vcpu 0 step config\n");
+    assert_in_order(text, "vcpu 0 hc 13 ret -1\n", "vcpu 0 hc 14 ret -1\n");
+    assert_in_order(text, "vcpu 0 hc 14 ret -1\n",
+                    "plane1 enter vcpu=0 ok ");
+    assert_no_violation(text);
+    unlink(log);
+}
+
+/*
  * The planes are made once the vCPUs exist and before any runs, as the
  * series' VMM makes them; the irqchip was split before all that.
  */
@@ -767,6 +798,7 @@ int main(int argc, char **argv)
                    test_model_irqchip_refused);
     qtest_add_func("/planes/kvm/model/kernel-rules",
                    test_model_kernel_rules);
+    qtest_add_func("/planes/kvm/model/plane-launch", test_model_launch);
     qtest_add_func("/planes/kvm/refused-without-cap", test_kvm_refusal);
     qtest_add_data_func("/planes/kvm/irqchip-on-refused", "on",
                         test_kvm_irqchip);
