@@ -32,6 +32,9 @@ CASES = {
     'memmap': 'memmap=0x3c000000$0x40000000',
     # plane 1 in fresh RAM at 4 GiB
     'highmem': '',
+    # plane 1 launched by the host (-object plane-launch): plane 0 needs
+    # nothing on its command line
+    'launched': '',
 }
 
 
