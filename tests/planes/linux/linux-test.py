@@ -33,7 +33,6 @@ ACPI describes COM1 only.
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -435,29 +434,10 @@ def vm_planes1(tmp, art, planes2, smp, mem):
     return vm
 
 
-PLANE1_CMDLINE = ('earlycon=uart8250,io,0x2f8,115200 keep_bootcon panic=-1 '
-                  'reboot=t')
-
-
-def launched_vm(tmp, art, name, extra=()):
-    """Plane 0 with calls_only=1; plane 1 launched by QEMU."""
-    kernel = os.path.join(art, 'vmlinux-plane1')
-    launch = (f'plane-launch,id=vtl1,kernel={kernel},size=0x10000000,'
-              f'append={PLANE1_CMDLINE.replace(",", ",,")}')
-    return linuxvm.LinuxPlanesVM(tmp, art, name, case='launched',
-                                 extra=('-object', launch, *extra))
-
-
 def launch_measured(vm, name, art):
     """query-planes' launch-measurement against plane-measure.py's."""
     p1 = vm.q('query-planes')[1]
-    script = os.path.join(linuxvm.REPO, 'scripts', 'planes',
-                          'plane-measure.py')
-    out = subprocess.run(
-        [sys.executable, script, '--kernel',
-         os.path.join(art, 'vmlinux-plane1'), '--append', PLANE1_CMDLINE,
-         '--base', hex(p1['region-base']), '--size', hex(p1['region-size'])],
-        stdout=subprocess.PIPE, text=True, check=True).stdout.strip()
+    out = linuxvm.measure_offline(art, p1)
     m = p1.get('launch-measurement')
     ok(f'{name}: launch-measurement {m} is plane-measure.py\'s', m == out,
        out)
@@ -478,7 +458,7 @@ def launched_boot(vm, name):
 
 
 def vm_d(tmp, art):
-    vm = launched_vm(tmp, art, 'launched')
+    vm = linuxvm.launched_vm(tmp, art, 'launched')
     note('$ ' + vm.cmdline())
     vm.start()
     state = os.path.join(tmp, 'launched.state')
@@ -502,8 +482,8 @@ def vm_d(tmp, art):
         vm.q('migrate', uri=f'file:{state}')
         ok('launched: saved to a file', migrated(vm) == 'completed')
         vm.kill()
-        vm2 = launched_vm(tmp, art, 'launched-restored',
-                          extra=('-incoming', f'file:{state}'))
+        vm2 = linuxvm.launched_vm(tmp, art, 'launched-restored',
+                                  extra=('-incoming', f'file:{state}'))
         vm2.start()
         try:
             st = migrated(vm2)
