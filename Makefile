@@ -9,7 +9,7 @@ QEMU    := $(BUILD)/qemu-system-x86_64
 
 # Our tests, and QEMU's own suites that the planes change can break.
 PLANES_QTESTS := planes-test planes-guest-test planes-kvm-test planes-security-test \
-                 planes-migration-test
+                 planes-migration-test planes-launch-test
 QEMU_QTESTS   := qmp-cmd-test qom-test test-hmp device-introspect-test
 MESON_TEST    := cd $(BUILD) && pyvenv/bin/meson test --no-rebuild \
                  --print-errorlogs --num-processes 2
