@@ -278,6 +278,7 @@ static void test_file(const void *opaque)
     g_assert(qdict_haskey(resp, "return"));
     wait_migration(a.qts, "completed");
     guest_finish(&a);
+    stream_save_seed(path, fc->state);
 
     guest_incoming(&b, MACHINE, uri);
     wait_migration(b.qts, "completed");
@@ -719,7 +720,7 @@ static void test_stream_edit(const void *opaque)
 {
     const StreamEdit *e = opaque;
     g_autofree char *path = NULL, *err_path = NULL, *extra = NULL;
-    g_autofree char *uri = NULL, *status = NULL, *err = NULL;
+    g_autofree char *uri = NULL, *status = NULL, *err = NULL, *seed = NULL;
     g_autoptr(QDict) plane1 = NULL;
     StreamSection s;
     GuestRun b;
@@ -731,9 +732,12 @@ static void test_stream_edit(const void *opaque)
     g_assert(fd >= 0);
     close(fd);
     save_held_guest(e->hold, path);
+    seed = g_strdup_printf("held-%s", e->hold);
+    stream_save_seed(path, seed);
     stream_load(&s, path);
     e->edit(&s);
     stream_save(&s, path);
+    stream_save_seed(path, e->name);
 
     uri = g_strdup_printf("file:%s", path);
     extra = g_strdup_printf("-S -incoming defer 2>%s", err_path);

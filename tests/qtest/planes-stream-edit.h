@@ -115,4 +115,45 @@ static inline void stream_save(StreamSection *s, const char *path)
     s->data = NULL;
 }
 
+/*
+ * With PLANES_STREAM_SEEDS=DIR: the stream at @path's planes sections as
+ * a seed of tests/planes/fuzz/fuzz-migration.c, DIR/@name: a byte for
+ * the destination (0), the data of "vm-planes/setup", then "vm-planes".
+ */
+static inline void stream_save_seed(const char *path, const char *name)
+{
+    static const char setup_name[] = "\x0fvm-planes/setup";
+    const char *dir = g_getenv("PLANES_STREAM_SEEDS");
+    size_t n = sizeof(setup_name) - 1, at = 0, setup_size;
+    g_autofree char *seed_path = NULL;
+    g_autoptr(GByteArray) seed = NULL;
+    StreamSection s;
+
+    if (!dir) {
+        return;
+    }
+    stream_load(&s, path);
+    for (size_t i = 5; i + n + 8 <= s.len; i++) {
+        if ((s.data[i - 5] == STREAM_SECTION_FULL || s.data[i - 5] == 1) &&
+            !memcmp(s.data + i, setup_name, n)) {
+            at = i + n + 8;
+            break;
+        }
+    }
+    g_assert_cmpuint(at, !=, 0);
+    setup_size = 8 + 16 * 17 + 4;
+    g_assert_cmpuint(at + setup_size, <=, s.len);
+    setup_size += stream_be32(s.data + at + setup_size - 4);
+    g_assert_cmpuint(at + setup_size, <=, s.len);
+    seed = g_byte_array_new();
+    g_byte_array_append(seed, (const guint8 *)"", 1);
+    g_byte_array_append(seed, s.data + at, setup_size);
+    g_byte_array_append(seed, s.data + s.at, s.size);
+    g_mkdir_with_parents(dir, 0755);
+    seed_path = g_build_filename(dir, name, NULL);
+    g_assert(g_file_set_contents(seed_path, (char *)seed->data, seed->len,
+                                 NULL));
+    g_free(s.data);
+}
+
 #endif
