@@ -472,6 +472,20 @@ static void test_planes1_stock(void)
 #define VIRTIO_AGAIN_OK "RESULT virtio-again rax=0 taken=1 " \
                         "pending-at-entry=1 used=2 len=64 "
 
+/* Once @a's guest says @held: stops it, saves it to @uri and ends it. */
+static void save_held(GuestRun *a, const char *held, const char *uri)
+{
+    g_autoptr(QDict) resp = NULL;
+
+    g_free(guest_wait_serial(a, held));
+    qtest_qmp_assert_success(a->qts, "{ 'execute': 'stop' }");
+    resp = qtest_qmp(a->qts, "{ 'execute': 'migrate', 'arguments': "
+                     "{ 'uri': %s } }", uri);
+    g_assert(qdict_haskey(resp, "return"));
+    wait_migration(a->qts, "completed");
+    guest_finish(a);
+}
+
 /* -incoming @uri with the device on plane 0: must fail, with one line. */
 static void virtio_incoming_refused(const char *uri)
 {
@@ -516,13 +530,7 @@ static void test_virtio_device(void)
     g_assert_nonnull(strstr(first, " taken=1 pending-at-entry=1 used=1 "
                                    "len=64 "));
     g_assert_nonnull(strstr(first, " plane0-interrupts=0\r\n"));
-    g_free(guest_wait_serial(&a, "P0: held at virtio"));
-    qtest_qmp_assert_success(a.qts, "{ 'execute': 'stop' }");
-    resp = qtest_qmp(a.qts, "{ 'execute': 'migrate', 'arguments': "
-                     "{ 'uri': %s } }", uri);
-    g_assert(qdict_haskey(resp, "return"));
-    wait_migration(a.qts, "completed");
-    guest_finish(&a);
+    save_held(&a, "P0: held at virtio", uri);
 
     virtio_incoming_refused(uri);
     incoming = g_strdup_printf("-no-reboot -S -incoming %s "
@@ -686,17 +694,10 @@ static void save_held_guest(const char *hold, const char *path)
     g_autofree char *append = g_strdup_printf("test=migrate hold=%s", hold);
     g_autofree char *held = g_strdup_printf("P0: held at %s", hold);
     g_autofree char *uri = g_strdup_printf("file:%s", path);
-    g_autoptr(QDict) resp = NULL;
     GuestRun a;
 
     guest_start_accel(&a, "tcg", MACHINE, append, "");
-    g_free(guest_wait_serial(&a, held));
-    qtest_qmp_assert_success(a.qts, "{ 'execute': 'stop' }");
-    resp = qtest_qmp(a.qts, "{ 'execute': 'migrate', 'arguments': "
-                     "{ 'uri': %s } }", uri);
-    g_assert(qdict_haskey(resp, "return"));
-    wait_migration(a.qts, "completed");
-    guest_finish(&a);
+    save_held(&a, held, uri);
 }
 
 /* The destination's migration status once it has ended, bounded */
