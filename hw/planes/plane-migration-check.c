@@ -431,8 +431,9 @@ static bool plane_mig_check_plane_runs(PlaneMigCheck *c, unsigned int p)
                            p == act->callee ? PLANE_MIG_STATE_RUNNING :
                            PLANE_MIG_STATE_ACTIVE);
     }
-    if (ok && !c->d->host_switches_planes) {
-        ok = boot_queued ? !mp->busy :
+    if (ok) {
+        /* the host's planes never take the shared state from QEMU */
+        ok = c->d->host_switches_planes || boot_queued ? !mp->busy :
              mp->busy ? nr_shared == 1 : !nr_shared;
     }
     if (!ok) {

@@ -7,7 +7,8 @@
  * running planes core relies on for any stream it accepts.
  *
  * Input: one byte choosing the destination (bit 0: the host switches
- * planes; bit 1: 256 MiB of RAM instead of 512 MiB), then the data of
+ * planes; bit 1: 256 MiB of RAM instead of 512 MiB; bit 2: no CPU in the
+ * last vCPU index, a hot-pluggable slot), then the data of
  * the "vm-planes/setup" section, then that of "vm-planes", big-endian, as
  * in a stream (scripts/planes/fuzz-stream-seeds.sh saves real ones).
  */
@@ -47,6 +48,7 @@ typedef struct Dest {
     PlaneMigDest d;
     PlaneMigRegion setup[PLANE_MIG_PLANES_MAX];
     PlaneLayoutRange ranges[16];
+    bool present[VCPUS_MAX];
 } Dest;
 
 static void dest_init(Dest *t, uint8_t variant, unsigned int nr_planes,
@@ -71,8 +73,11 @@ static void dest_init(Dest *t, uint8_t variant, unsigned int nr_planes,
         .ranges = t->ranges, .nr_ranges = G_N_ELEMENTS(layout),
         .phys_limit = 1ULL << 40, .outside_ram_min = 4 * GiB_,
         .ram_limit = 64 * GiB_, .host_switches_planes = variant & 1,
-        .setup = t->setup,
+        .setup = t->setup, .present = t->present,
     };
+    for (unsigned int i = 0; i < nr_vcpus; i++) {
+        t->present[i] = !(variant & 4) || i + 1 < nr_vcpus || i == 0;
+    }
 }
 
 /* What the destination does after the setup check: makes fresh RAM */
@@ -269,6 +274,8 @@ static void oracle(const Dest *t, const PlaneMigImage *img)
         uint32_t cur = pp->current & ~PLANE_MIG_WAITING;
 
         fuzz_check(cur < t->d.nr_planes && pp->kind <= 3, "index %u", i);
+        fuzz_check(t->present[i] || (!pp->current && !pp->kind),
+                   "index %u without a CPU runs plane 0x%x", i, pp->current);
         if (pp->kind == PLANE_MIG_PENDING_ACTIVATE ||
             pp->kind == PLANE_MIG_PENDING_VTL_CALL) {
             fuzz_check(pp->current == pp->callee && pp->caller != cur &&
@@ -295,10 +302,14 @@ static void oracle(const Dest *t, const PlaneMigImage *img)
         for (unsigned int i = 0; i < t->d.nr_vcpus; i++) {
             on_shared += img->pending[i].current == p &&
                          !(mp->vcpu_enabled[i] & PLANE_MIG_VCPU_ENABLED);
+            fuzz_check(t->present[i] || !mp->vcpu_enabled[i],
+                       "plane %u enabled on index %u without a CPU", p, i);
         }
         fuzz_check(on_shared <= 1 && (!mp->busy || on_shared == 1) &&
-                   mp->home < t->d.nr_vcpus, "plane %u busy %d on %u",
-                   p, mp->busy, on_shared);
+                   mp->home == PLANE_MIG_HOME_INDEX &&
+                   !(mp->vcpu_enabled[mp->home] & PLANE_MIG_VCPU_ENABLED),
+                   "plane %u busy %d on %u, home %u", p, mp->busy,
+                   on_shared, mp->home);
     }
     if (img->boot_queued) {
         fuzz_check(img->planes[1].region_size &&
