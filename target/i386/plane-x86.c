@@ -225,14 +225,62 @@ typedef struct PlaneBzImage {
     hwaddr entry;
 } PlaneBzImage;
 
+/*
+ * Whether [@start, @start + @len) is a non-empty range inside [@base,
+ * @limit), the region below its boot state (@len 0 is never inside).
+ */
+static bool plane_x86_below_boot_state(uint64_t base, uint64_t limit,
+                                       uint64_t start, uint64_t len)
+{
+    return len && start >= base && start < limit && len <= limit - start;
+}
+
+/*
+ * Every address the VMM derives from the header: the protected-mode code
+ * after setup_sects, its 64-bit entry, and where the kernel decompresses
+ * itself (boot.rst: init_size bytes at the kernel's start, aligned to
+ * kernel_alignment, not below pref_address) must lie in the region below
+ * its boot state: one outside it would be another's memory, or the page
+ * tables the VMM writes at the top.
+ */
+static bool plane_x86_bzimage_ranges(const PlaneBootInfo *info,
+                                     PlaneBzImage *bz, char **why)
+{
+    uint64_t base = info->region_base;
+    uint64_t limit = base + info->region_size - PLANE_BOOT_PAGETABLES;
+    unsigned int setup_sects = bz->head[BP_HDR_START] ?: 4;
+    uint32_t align = ldl_le_p(bz->head + BP_HDR_KERNEL_ALIGN);
+    uint32_t init_size = ldl_le_p(bz->head + BP_HDR_INIT_SIZE);
+    uint64_t pref = ldq_le_p(bz->head + BP_HDR_PREF_ADDRESS);
+    uint64_t pm_start = base + (setup_sects + 1) * 512ULL;
+    uint64_t decompress_at;
+
+    bz->entry = pm_start + BZ_ENTRY_64;
+    if (!plane_x86_below_boot_state(base, limit, pm_start, BZ_ENTRY_64 + 1)) {
+        *why = g_strdup_printf("its 64-bit entry 0x%" PRIx64 " (setup_sects "
+                               "%u) is outside the region below its boot "
+                               "state [0x%" PRIx64 ", 0x%" PRIx64 ")",
+                               bz->entry, setup_sects, base, limit);
+        return false;
+    }
+    decompress_at = MAX(pm_start, MIN(pref, limit));
+    decompress_at = ROUND_UP(decompress_at, (uint64_t)align);
+    if (!plane_x86_below_boot_state(base, limit, decompress_at, init_size)) {
+        *why = g_strdup_printf("it decompresses to 0x%" PRIx64 "+0x%x "
+                               "(kernel_alignment 0x%x, pref_address 0x%"
+                               PRIx64 "), not inside the region below its "
+                               "boot state [0x%" PRIx64 ", 0x%" PRIx64 ")",
+                               decompress_at, init_size, align, pref, base,
+                               limit);
+        return false;
+    }
+    return true;
+}
+
 static bool plane_x86_parse_bzimage(const PlaneBootInfo *info,
                                     PlaneBzImage *bz, char **why)
 {
-    uint64_t top = info->region_base + info->region_size;
-    uint64_t limit = top - PLANE_BOOT_PAGETABLES;
-    unsigned int setup_sects;
-    uint32_t align, init_size;
-    uint64_t pm_start, decompress_at;
+    uint32_t align;
 
     address_space_read(&address_space_memory, info->region_base,
                        MEMTXATTRS_UNSPECIFIED, bz->head, BP_SIZE);
@@ -253,22 +301,10 @@ static bool plane_x86_parse_bzimage(const PlaneBootInfo *info,
                                align);
         return false;
     }
-    setup_sects = bz->head[BP_HDR_START] ? bz->head[BP_HDR_START] : 4;
-    pm_start = info->region_base + (setup_sects + 1) * 512ULL;
-    /* Where the kernel decompresses itself: see boot.rst, init_size */
-    init_size = ldl_le_p(bz->head + BP_HDR_INIT_SIZE);
-    decompress_at = MAX(ROUND_UP(pm_start, align),
-                        ldq_le_p(bz->head + BP_HDR_PREF_ADDRESS));
-    if (decompress_at < info->region_base || decompress_at > limit ||
-        init_size > limit - decompress_at) {
-        *why = g_strdup_printf("it decompresses to 0x%" PRIx64 "+0x%x, "
-                               "outside the region below its boot state "
-                               "(0x%" PRIx64 ")", decompress_at, init_size,
-                               limit);
+    if (!plane_x86_bzimage_ranges(info, bz, why)) {
         return false;
     }
     bz->hdr_end = BP_HDR_HEADER + bz->head[BP_HDR_JUMP_END];
-    bz->entry = pm_start + BZ_ENTRY_64;
     return true;
 }
 
