@@ -520,6 +520,105 @@ static void test_model_activate_from_vcpu1(void)
     unlink(log);
 }
 
+/* How often @needle occurs in @text. */
+static unsigned int count_in(const char *text, const char *needle)
+{
+    unsigned int n = 0;
+
+    for (const char *at = strstr(text, needle); at;
+         at = strstr(at + strlen(needle), needle)) {
+        n++;
+    }
+    return n;
+}
+
+/*
+ * device_add of the first free slot of query-hotpluggable-cpus, with its
+ * own properties, as the CPU @id.
+ */
+static void plug_free_cpu_slot(QTestState *qts, GList **events,
+                               const char *id)
+{
+    QDict *resp = qmp_collect(qts, events,
+                              "{ 'execute': 'query-hotpluggable-cpus' }");
+    QDict *args = NULL;
+    QListEntry *e;
+
+    QLIST_FOREACH_ENTRY(qdict_get_qlist(resp, "return"), e) {
+        QDict *slot = qobject_to(QDict, qlist_entry_obj(e));
+
+        if (!args && !qdict_haskey(slot, "qom-path")) {
+            args = qdict_clone_shallow(qdict_get_qdict(slot, "props"));
+            qdict_put_str(args, "driver", qdict_get_str(slot, "type"));
+            qdict_put_str(args, "id", id);
+        }
+    }
+    qobject_unref(resp);
+    g_assert_nonnull(args);
+    resp = qmp_collect(qts, events, "{ 'execute': 'device_add', "
+                       "'arguments': %p }", args);
+    g_assert(qdict_haskey(resp, "return"));
+    qobject_unref(resp);
+}
+
+/*
+ * A CPU plugged after plane 1 is active (-smp 1,maxcpus=2, device_add of
+ * the free slot) follows the rule of every index but plane 1's home: no
+ * plane-1 vCPU is made for it (the model sees no KVM_CREATE_VCPU on the
+ * plane fd for id 1), its VTL call reaches QEMU and gets -95, vCPU 0's
+ * calls still enter plane 1 in the kernel, and query-planes lists it.
+ */
+static void test_model_cpu_plugged(void)
+{
+    g_autofree char *log = model_setup("seed", "config,activate,vtlcall,"
+                                       "await-go,vtlcall", "vtlcall");
+    g_autofree char *go = g_strconcat(log, ".go", NULL);
+    g_autofree char *text = NULL;
+    GList *events = NULL;
+    QTestState *qts;
+    QDict *plane;
+    QList *vcpus;
+
+    g_setenv("KVM_MODEL_GO", go, true);
+    qts = qtest_init("-accel kvm -machine q35,planes=2 -smp 1,maxcpus=2 "
+                     "-m 512M -nodefaults");
+    model_unset();
+    g_free(model_wait_log(log, "vcpu 0 hc 15 handled in the kernel\n"));
+    plug_free_cpu_slot(qts, &events, "cpu1");
+    g_free(model_wait_log(log, "vcpu 1 hc 15 ret"));
+    g_assert(g_file_set_contents(go, "", 0, NULL));
+    text = model_wait_log(log, "vcpu 0 step vtlcall\n");
+    while (count_in(text, "vcpu 0 hc 15 handled in the kernel\n") < 2) {
+        g_free(text);
+        g_usleep(10 * 1000);
+        text = model_log(log);
+    }
+    g_clear_pointer(&text, g_free);
+
+    plane = query_plane(qts, &events, 1);
+    g_assert_cmpstr(qdict_get_str(plane, "state"), ==, "active");
+    vcpus = qdict_get_qlist(plane, "vcpus");
+    g_assert_cmpint(qlist_size(vcpus), ==, 2);
+    qobject_unref(qlist_pop(vcpus));
+    g_assert_cmpint(qdict_get_int(qobject_to(QDict, qlist_peek(vcpus)),
+                                  "cpu-index"), ==, 1);
+    qobject_unref(plane);
+    qmp_free_events(&events);
+    qtest_quit(qts);
+
+    text = model_log(log);
+    assert_in_order(text, "vcpu 0 hc 14 ret 0\n", "vcpu plane=0 id=1 ");
+    assert_in_order(text, "vcpu plane=0 id=1 ", "vcpu 1 hc 15 ret -95\n");
+    g_assert_cmpuint(count_in(text, "vcpu plane=1 "), ==, 1);
+    g_assert_null(strstr(text, "vcpu plane=1 id=1"));
+    g_assert_cmpuint(count_in(text, "vcpu 0 hc 15 handled in the "
+                              "kernel\n"), ==, 2);
+    assert_no_violation(text);
+    g_unsetenv("KVM_MODEL_GO");
+    unlink(go);
+    unlink(log);
+}
+
 /*
  * QEMU with "-machine @machine" and the isa-debug-exit that plane 0's
  * script "exit" ends it with; returns the model's log.
@@ -794,6 +893,8 @@ int main(int argc, char **argv)
                    test_model_planes1_stock);
     qtest_add_func("/planes/kvm/model/activate-from-vcpu1",
                    test_model_activate_from_vcpu1);
+    qtest_add_func("/planes/kvm/model/cpu-plugged",
+                   test_model_cpu_plugged);
     qtest_add_func("/planes/kvm/model/planes-after-vcpus",
                    test_model_planes_after_vcpus);
     qtest_add_func("/planes/kvm/model/fault-outside-planes",
