@@ -415,19 +415,21 @@ static void plane_set_block_cpu_unplug(PlaneSet *set, CPUState *cpu)
     qdev_add_unplug_blocker(DEVICE(cpu), unplug_blocker);
 }
 
-/* The guest CPU @cpu joins the planes: plane 0's word, the others' states */
+/*
+ * The guest CPU @cpu joins the planes: plane 0's word, the others' states.
+ * Until all exist the index is not present (plane_index_present()): the
+ * BQL is dropped while each state's thread starts.
+ */
 static bool plane_set_add_cpu(PlaneSet *set, CPUState *cpu, Error **errp)
 {
     plane_vcpu_bind(cpu, 0, cpu);
     plane_set_block_cpu_unplug(set, cpu);
-    if (!set->vcpus_created) {
-        return true;            /* plane_create_vcpus() makes them all */
-    }
-    for (unsigned int p = 1; p < set->nr_planes; p++) {
+    for (unsigned int p = 1; set->vcpus_created && p < set->nr_planes; p++) {
         if (!plane_create_vcpu(set->planes[p], cpu->cpu_index, errp)) {
             return false;
         }
     }
+    set->cpu_joined[cpu->cpu_index] = set->vcpus_created;
     return true;
 }
 
@@ -439,7 +441,7 @@ bool machine_planes_create_vcpus(MachineState *ms, Error **errp)
         return plane_launch_init(errp);     /* refuses any plane-launch */
     }
     for (unsigned int i = 0; i < set->nr_vcpus; i++) {
-        if (plane_index_present(set, i)) {
+        if (qemu_get_cpu(i)) {
             plane_set_add_cpu(set, qemu_get_cpu(i), &error_abort);
         }
     }
@@ -447,6 +449,9 @@ bool machine_planes_create_vcpus(MachineState *ms, Error **errp)
         if (!plane_create_vcpus(set->planes[p], errp)) {
             return false;
         }
+    }
+    for (unsigned int i = 0; i < set->nr_vcpus; i++) {
+        set->cpu_joined[i] = qemu_get_cpu(i);
     }
     set->vcpus_created = true;
     if (!plane_dma_attach_pci(ms, errp)) {

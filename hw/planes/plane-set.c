@@ -36,6 +36,7 @@ PlaneSet *plane_set_new(const PlaneAccelClass *accel, unsigned int planes,
     set->current_plane = g_new0(unsigned int, nr_vcpus);
     set->pending = g_new0(PlanePending, nr_vcpus);
     set->call_area_ok = g_new0(PlaneCallAreaCheck, nr_vcpus);
+    set->cpu_joined = g_new0(bool, nr_vcpus);
     set->switch_poll = g_new0(PlaneSwitchPoll, planes * nr_vcpus);
     for (unsigned int i = 0; i < planes * nr_vcpus; i++) {
         set->switch_poll[i].host_cpu = -1;
@@ -67,7 +68,9 @@ unsigned int plane_running_on(Plane *plane)
 
 bool plane_index_present(PlaneSet *set, unsigned int cpu_index)
 {
-    return cpu_index < set->nr_vcpus && qemu_get_cpu(cpu_index);
+    /* A CPU being plugged is listed already, its plane states not yet */
+    return cpu_index < set->nr_vcpus && qemu_get_cpu(cpu_index) &&
+           (set->nr_planes == 1 || set->cpu_joined[cpu_index]);
 }
 
 int plane_state_cpu_index(PlaneSet *set, unsigned int plane_id,
@@ -251,6 +254,7 @@ static void plane_set_finalize(Object *obj)
     g_free(set->current_plane);
     g_free(set->pending);
     g_free(set->call_area_ok);
+    g_free(set->cpu_joined);
     g_free(set->switch_poll);
 }
 

@@ -71,7 +71,7 @@ bool plane_create_vcpus(Plane *plane, Error **errp)
 
     plane->vcpus = g_new0(PlaneVCPU *, set->nr_vcpus);
     for (unsigned int i = 0; i < set->nr_vcpus; i++) {
-        if (plane_index_present(set, i) && !plane_create_vcpu(plane, i, errp)) {
+        if (qemu_get_cpu(i) && !plane_create_vcpu(plane, i, errp)) {
             return false;
         }
     }

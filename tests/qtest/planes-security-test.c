@@ -118,6 +118,63 @@ static void test_cpu_eject(void)
 }
 
 /*
+ * CPUs plugged while plane 1 sits in a VTL call that asks for a state
+ * on the index (PLANE_ENABLE_VCPU) again and again: the index was
+ * present to HC 18 as soon as the guest CPU was listed, while device_add
+ * dropped the BQL to start its threads, before its plane-1 state existed
+ * (a NULL dereference, hit by most plugs).  Now the index is present
+ * once its plane states all exist.  The plugged vCPU 1 then calls on its
+ * own state beside vCPU 0 and its plane 0 faults in plane 1's region;
+ * all again after system_reset.
+ */
+static void test_cpu_plug_enable(void)
+{
+    const char *const lines[] = {
+        "RESULT hp-enable status=0 refused-first=1\r\n",
+        "RESULT plugged calls=200 errors0=0 errors1=0\r\n",
+        "RESULT plugged-spin errors=0 max-in-plane1=2\r\n",
+        "RESULT plugged-violation trap=14\r\n", "DONE", NULL,
+    };
+    const char *const again[] = {
+        "RESULT hp-enable status=0 refused-first=0\r\n",
+        "RESULT plugged calls=200 errors0=0 errors1=0\r\n",
+        "RESULT plugged-violation trap=14\r\n", "DONE", NULL,
+    };
+    g_autofree char *serial = NULL, *after = NULL;
+    g_autoptr(QDict) resp = NULL;
+    QDict *ev;
+    GuestRun run;
+
+    guest_start_accel(&run, "tcg", "q35,planes=2,plane-violation=fault",
+                      "test=hp-enable plugs=3 halt=1", "-smp 1,maxcpus=4");
+    for (int i = 1; i <= 3; i++) {
+        g_autofree char *wait = g_strdup_printf("P0: waiting for vCPU %d "
+                                                "to be plugged", i);
+        g_autofree char *id = g_strdup_printf("cpu%d", i);
+
+        g_free(guest_wait_serial(&run, wait));
+        qtest_qmp_assert_success(run.qts, "{ 'execute': 'device_add', "
+                                 "'arguments': { 'driver': "
+                                 "'qemu64-x86_64-cpu', 'id': %s, "
+                                 "'socket-id': 0, 'core-id': %d, "
+                                 "'thread-id': 0 } }", id, i);
+    }
+    serial = guest_wait_serial(&run, "DONE");
+    assert_in_order(serial, lines);
+    ev = qtest_qmp_eventwait_ref(run.qts, "PLANE_MEMORY_VIOLATION");
+    g_assert_cmpint(qdict_get_int(qdict_get_qdict(ev, "data"), "plane"), ==,
+                    0);
+    g_assert_cmpint(qdict_get_int(qdict_get_qdict(ev, "data"),
+                                  "cpu-index"), ==, 1);
+    qobject_unref(ev);
+    resp = qtest_qmp(run.qts, "{ 'execute': 'system_reset' }");
+    g_assert(qdict_haskey(resp, "return"));
+    after = guest_wait_serial_from(&run, strlen(serial), "DONE");
+    assert_in_order(after, again);
+    guest_finish(&run);
+}
+
+/*
  * The page walker used to reach an assertion when its probe of a page
  * table was refused: plane 1 write-protecting plane 0's page tables (the
  * kernel-integrity use), or plane 0 pointing an entry into the sealed
@@ -389,6 +446,8 @@ int main(int argc, char **argv)
     qtest_add_func("/planes/security/fresh-ram/name-clash",
                    test_fresh_ram_name_clash);
     qtest_add_func("/planes/security/cpu-eject", test_cpu_eject);
+    qtest_add_func("/planes/security/cpu-plug/enable-race",
+                   test_cpu_plug_enable);
     qtest_add_func("/planes/security/walk/protected-tables",
                    test_walk_protected_tables);
     qtest_add_func("/planes/security/walk/into-sealed-region",

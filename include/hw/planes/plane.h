@@ -188,6 +188,8 @@ struct PlaneSet {
     unsigned int nr_vcpus;
     /* Whether board init made the states of planes >= 1 (BQL) */
     bool vcpus_created;
+    /* cpu_joined[i]: index i has its CPU and all its plane states (BQL) */
+    bool *cpu_joined;
     Plane **planes;
     /*
      * current_plane[i]: the plane that runs on vCPU index i (initially 0),
@@ -264,8 +266,9 @@ unsigned int plane_running_on(Plane *plane);
 
 /**
  * plane_index_present: whether the guest has a CPU of index @cpu_index
- * now.  The plane set covers every possible CPU (-smp maxcpus); an index
- * gets its plane states when its CPU is plugged.
+ * now, with its plane states.  The plane set covers every possible CPU
+ * (-smp maxcpus); an index gets its plane states when its CPU is plugged,
+ * and is present once they all exist.
  */
 bool plane_index_present(PlaneSet *set, unsigned int cpu_index);
 

@@ -638,6 +638,9 @@ void ap_main(void)
             storm_run(1);
         } else if (ap_mode == 4) {
             migrate_run(1);
+        } else if (ap_mode == 5) {
+            /* plane 0 of vCPU 1 writes into plane 1's sealed region */
+            ap_errors = try_write8(cfg[1].load_offset + 0x10, 0xcc) - 1;
         } else {
             ap_errors = echo_loop(CA1, 0x55, ap_calls);
         }
@@ -1356,6 +1359,39 @@ static void test_vbs(void)
                "ratio_x100=%u\n", n, (t1 - t0) / n, (t2 - t1) / n,
                (t2 - t1) * 100 / (t1 - t0 ? t1 - t0 : 1));
     }
+}
+
+/*
+ * test=hp-enable plugs=N, with -smp 1,maxcpus=N+1 (the test plugs vCPU
+ * i when asked): plane 1 asks for a state on index i over and over in
+ * one call while the CPU is plugged, for each i; then vCPU 1 starts and
+ * calls on its state beside vCPU 0, and runs into plane 1's region
+ * (plane-violation=fault).  Again after system_reset, where the CPUs are
+ * there from the start.
+ */
+static void test_hp_enable(void)
+{
+    u64 refused_each = 1, args[2];
+    s64 r = 0;
+
+    vbs_boot();
+    for (u64 i = 1; i <= arg_u64("plugs", 1) && !r; i++) {
+        printf("P0: waiting for vCPU %u to be plugged\n", i);
+        args[0] = i;
+        args[1] = 1000000000;
+        r = vtl_call(CA0, VTL_TEST_ENABLE_WAIT, args, 16) ?: vtl_status(CA0);
+        refused_each &= *(u64 *)CA0->buffer > 0;
+    }
+    printf("RESULT hp-enable status=%d refused-first=%u\n", r,
+           refused_each);
+    if (!start_ap()) {
+        puts("P0: the AP did not start\n");
+        guest_exit(EXIT_FAIL);
+    }
+    ap_calls = arg_u64("calls", 200);
+    parallel_round("plugged");
+    ap_round(5, echo_round0);
+    printf("RESULT plugged-violation trap=%d\n", ap_errors);
 }
 
 /* vCPU 1 configures and activates (@mode: see ap_main), vCPU 0 waits */
@@ -2383,6 +2419,8 @@ void main(u32 start_info)
         puts("P0: hello from plane 0, no hypercalls\n");
     } else if (!strncmp(test, "vbs", 3)) {
         test_vbs();
+    } else if (!strncmp(test, "hp-enable", 9)) {
+        test_hp_enable();
     } else if (!strncmp(test, "activate-ap", 11)) {
         test_activate_ap();
     } else if (!strncmp(test, "home", 4)) {

@@ -564,6 +564,18 @@ static s32 p1_serve(struct calling_area *ca)
         return (s32)hypercall(a[0], a[1], a[2], a[3], a[4]);
     case VTL_TEST_ENABLE:
         return (s32)enable_vcpu(a[0], &block);
+    case VTL_TEST_ENABLE_WAIT: {
+        /* {index, tries}: HC 18 again while the index has no CPU */
+        u64 refused = 0;
+        s64 r;
+
+        while ((r = enable_vcpu(a[0], &block)) == -KVM_EINVAL &&
+               ++refused < a[1]) {
+        }
+        a[0] = refused;
+        ca->resp_size = 8;
+        return (s32)r;
+    }
     case VTL_TEST_ENABLE_RAW:
         return (s32)hypercall(HC_ENABLE_VCPU, a[0], a[1], 0, 0);
     case VTL_TEST_PEEK:
