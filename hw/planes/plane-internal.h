@@ -31,6 +31,7 @@ Plane *plane_create(PlaneSet *set, unsigned int id, Error **errp);
 /* plane-vcpu.c: the vCPU states of plane @plane >= 1, one per index. */
 bool plane_create_vcpus(Plane *plane, Error **errp);
 bool plane_create_vcpu(Plane *plane, unsigned int index, Error **errp);
+void plane_destroy_vcpu(Plane *plane, unsigned int index);
 
 /*
  * plane-switch.c: make plane @to the running plane of vCPU index

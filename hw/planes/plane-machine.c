@@ -422,13 +422,21 @@ static void plane_set_block_cpu_unplug(PlaneSet *set, CPUState *cpu)
  */
 static bool plane_set_add_cpu(PlaneSet *set, CPUState *cpu, Error **errp)
 {
+    unsigned int p;
+
     plane_vcpu_bind(cpu, 0, cpu);
-    plane_set_block_cpu_unplug(set, cpu);
-    for (unsigned int p = 1; set->vcpus_created && p < set->nr_planes; p++) {
+    for (p = 1; set->vcpus_created && p < set->nr_planes; p++) {
         if (!plane_create_vcpu(set->planes[p], cpu->cpu_index, errp)) {
-            return false;
+            break;
         }
     }
+    if (set->vcpus_created && p < set->nr_planes) {
+        while (--p) {       /* refused: the slot stays free, as it was */
+            plane_destroy_vcpu(set->planes[p], cpu->cpu_index);
+        }
+        return false;
+    }
+    plane_set_block_cpu_unplug(set, cpu);
     set->cpu_joined[cpu->cpu_index] = set->vcpus_created;
     return true;
 }
@@ -459,6 +467,19 @@ bool machine_planes_create_vcpus(MachineState *ms, Error **errp)
     }
     plane_devices_attach();
     return plane_launch_init(errp);
+}
+
+bool machine_planes_cpu_pre_plug(MachineState *ms, CPUState *cpu,
+                                 Error **errp)
+{
+    PlaneSet *set = plane_set_get();
+
+    /* A refusal after realize would leave its threads behind (TCG's) */
+    if (!set || set->nr_planes == 1 || !set->vcpus_created ||
+        !set->accel->check_cpu) {
+        return true;
+    }
+    return set->accel->check_cpu(cpu, errp);
 }
 
 bool machine_planes_cpu_plugged(MachineState *ms, CPUState *cpu,

@@ -54,10 +54,20 @@ bool plane_create_vcpu(Plane *plane, unsigned int index, Error **errp)
     pv->cpu = set->accel->vcpu_create(OBJECT(pv), qemu_get_cpu(index),
                                       plane->id, errp);
     if (!pv->cpu) {
+        /* A refused plug must leave the slot as it was, free to plug */
+        plane_destroy_vcpu(plane, index);
         return false;
     }
     plane_vcpu_name_thread(pv, set->accel->thread_tag);
     return true;
+}
+
+void plane_destroy_vcpu(Plane *plane, unsigned int index)
+{
+    PlaneVCPU *pv = plane->vcpus[index];
+
+    plane->vcpus[index] = NULL;
+    object_unparent(OBJECT(pv));        /* and its state, if it has one */
 }
 
 /*

@@ -39,6 +39,21 @@ void plane_x86_restrict_guest_features(void)
     }
 }
 
+bool plane_x86_check_cpu(CPUState *cpu, Error **errp)
+{
+    CPUX86State *env = cpu_env(cpu);
+
+    /* -cpu ...,+svm (or device_add's svm=on) comes after the globals */
+    if (env->features[FEAT_8000_0001_ECX] & CPUID_EXT3_SVM ||
+        env->features[FEAT_1_ECX] & CPUID_EXT_VMX) {
+        error_setg(errp, "-machine planes: nested virtualization (%s) is "
+                   "not supported with planes; drop it from -cpu",
+                   env->features[FEAT_1_ECX] & CPUID_EXT_VMX ? "vmx" : "svm");
+        return false;
+    }
+    return true;
+}
+
 CPUState *plane_x86_vcpu_create(Object *parent, CPUState *plane0_cpu,
                                 unsigned int plane_id, Error **errp)
 {
@@ -46,16 +61,10 @@ CPUState *plane_x86_vcpu_create(Object *parent, CPUState *plane0_cpu,
         "socket-id", "die-id", "module-id", "core-id", "thread-id",
     };
     X86CPU *p0 = X86_CPU(plane0_cpu);
-    CPUX86State *env0 = &p0->env;
     Object *obj;
     CPUState *cs;
 
-    /* -cpu ...,+svm is applied after the globals: refuse it here */
-    if (env0->features[FEAT_8000_0001_ECX] & CPUID_EXT3_SVM ||
-        env0->features[FEAT_1_ECX] & CPUID_EXT_VMX) {
-        error_setg(errp, "-machine planes: nested virtualization (%s) is "
-                   "not supported with planes; drop it from -cpu",
-                   env0->features[FEAT_1_ECX] & CPUID_EXT_VMX ? "vmx" : "svm");
+    if (!plane_x86_check_cpu(plane0_cpu, errp)) {
         return NULL;
     }
     obj = object_new(object_get_typename(OBJECT(plane0_cpu)));
@@ -504,6 +513,7 @@ static void plane_accel_x86_class_init(ObjectClass *oc, void *data)
 {
     PlaneAccelClass *pac = PLANE_ACCEL_CLASS(oc);
 
+    pac->check_cpu = plane_x86_check_cpu;
     pac->vcpu_create = plane_x86_vcpu_create;
     pac->outside_ram_min = PLANE_X86_OUTSIDE_RAM_MIN;
     pac->phys_addr_limit = plane_x86_phys_addr_limit;

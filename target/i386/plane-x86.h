@@ -91,6 +91,7 @@ void plane_x86_restrict_guest_features(void);
 void plane_x86_build_boot_state(const PlaneBootInfo *info);
 
 /* Shared by the x86 backends: see PlaneAccelClass. */
+bool plane_x86_check_cpu(CPUState *cpu, Error **errp);
 CPUState *plane_x86_vcpu_create(Object *parent, CPUState *plane0_cpu,
                                 unsigned int plane_id, Error **errp);
 hwaddr plane_x86_phys_addr_limit(CPUState *cpu);

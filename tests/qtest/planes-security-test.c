@@ -175,6 +175,40 @@ static void test_cpu_plug_enable(void)
 }
 
 /*
+ * A CPU whose plug the planes refuse (nested virtualization asked for on
+ * device_add) used to leave a half-made plane state in its slot: the
+ * next device_add of the slot hit an assertion.  The refusal now comes
+ * before the CPU is made, and the slot is plugged afterwards.
+ */
+static void test_cpu_plug_refused(void)
+{
+    QTestState *qts = qtest_init("-accel tcg -machine q35,planes=3 "
+                                 "-smp 1,maxcpus=2 -nodefaults");
+    g_autoptr(QDict) refused = NULL, p2 = NULL;
+
+    for (int i = 0; i < 2; i++) {
+        qobject_unref(refused);
+        refused = qtest_qmp(qts, "{ 'execute': 'device_add', 'arguments': "
+                            "{ 'driver': 'qemu64-x86_64-cpu', 'id': 'cpu1', "
+                            "'socket-id': 0, 'core-id': 1, 'thread-id': 0, "
+                            "%s: true } }", i ? "vmx" : "svm");
+        g_assert_cmpstr(qdict_get_str(qdict_get_qdict(refused, "error"),
+                                      "desc"), ==,
+                        i ? "-machine planes: nested virtualization (vmx) "
+                        "is not supported with planes; drop it from -cpu" :
+                        "-machine planes: nested virtualization (svm) is "
+                        "not supported with planes; drop it from -cpu");
+    }
+    qtest_qmp_assert_success(qts, "{ 'execute': 'device_add', 'arguments': "
+                             "{ 'driver': 'qemu64-x86_64-cpu', 'id': 'cpu1', "
+                             "'socket-id': 0, 'core-id': 1, "
+                             "'thread-id': 0 } }");
+    p2 = query_plane(qts, 2);
+    g_assert_cmpint(qlist_size(qdict_get_qlist(p2, "vcpus")), ==, 2);
+    qtest_quit(qts);
+}
+
+/*
  * The page walker used to reach an assertion when its probe of a page
  * table was refused: plane 1 write-protecting plane 0's page tables (the
  * kernel-integrity use), or plane 0 pointing an entry into the sealed
@@ -448,6 +482,8 @@ int main(int argc, char **argv)
     qtest_add_func("/planes/security/cpu-eject", test_cpu_eject);
     qtest_add_func("/planes/security/cpu-plug/enable-race",
                    test_cpu_plug_enable);
+    qtest_add_func("/planes/security/cpu-plug/refused",
+                   test_cpu_plug_refused);
     qtest_add_func("/planes/security/walk/protected-tables",
                    test_walk_protected_tables);
     qtest_add_func("/planes/security/walk/into-sealed-region",

@@ -93,6 +93,13 @@ struct PlaneAccelClass {
     bool (*init_host)(MachineState *ms, unsigned int planes, Error **errp);
 
     /*
+     * check_cpu: whether the guest CPU @cpu, configured but not realized
+     * (a CPU being plugged), may have plane states; refused with the
+     * reason.  vcpu_create checks the same.  Optional.
+     */
+    bool (*check_cpu)(CPUState *cpu, Error **errp);
+
+    /*
      * vcpu_create: create and realize, as child "cpu" of @parent, the vCPU
      * state of plane @plane_id on the vCPU index of @plane0_cpu: same CPU
      * model and APIC ID, its own registers, TLB, APIC and thread, initially

@@ -44,6 +44,13 @@ bool machine_planes_init(MachineState *ms, Error **errp);
 bool machine_planes_create_vcpus(MachineState *ms, Error **errp);
 
 /*
+ * A guest CPU about to be plugged after board init, not realized yet:
+ * whether it may join the planes (refused before anything of it exists).
+ */
+bool machine_planes_cpu_pre_plug(MachineState *ms, CPUState *cpu,
+                                 Error **errp);
+
+/*
  * A guest CPU plugged after board init (-device, device_add) joins the
  * planes: its plane states are created before the guest is told of it.
  */
