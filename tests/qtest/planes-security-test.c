@@ -72,6 +72,22 @@ static void test_fresh_ram_name_clash(void)
 }
 
 /*
+ * system_reset of the guest whose output was @before so far: it boots
+ * again, to DONE, with @lines in its new output.
+ */
+static void reset_expect(GuestRun *run, const char *before,
+                         const char *const *lines)
+{
+    g_autoptr(QDict) resp = qtest_qmp(run->qts,
+                                      "{ 'execute': 'system_reset' }");
+    g_autofree char *after = NULL;
+
+    g_assert(qdict_haskey(resp, "return"));
+    after = guest_wait_serial_from(run, strlen(before), "DONE");
+    assert_in_order(after, lines);
+}
+
+/*
  * Plane 0 may eject a vCPU through q35's ACPI CPU hotplug ports, no
  * unplug request needed; with planes the plane states on that index then
  * pointed at a freed CPU (a NULL dereference).  With planes > 1 every
@@ -80,7 +96,7 @@ static void test_fresh_ram_name_clash(void)
 static void test_cpu_eject(void)
 {
     GuestRun run;
-    g_autofree char *serial = NULL, *after = NULL, *cpu1 = NULL;
+    g_autofree char *serial = NULL, *cpu1 = NULL;
     g_autoptr(QDict) p1 = NULL;
     g_autoptr(QDict) resp = NULL;
     const char *const lines[] = {
@@ -108,12 +124,8 @@ static void test_cpu_eject(void)
     g_assert_cmpstr(qdict_get_str(qdict_get_qdict(resp, "error"), "desc"), ==,
                     "-machine planes=2: CPU hot-unplug is not supported with "
                     "planes");
-    qobject_unref(resp);
     /* the machine resets and boots its planes again */
-    resp = qtest_qmp(run.qts, "{ 'execute': 'system_reset' }");
-    g_assert(qdict_haskey(resp, "return"));
-    after = guest_wait_serial_from(&run, strlen(serial), "DONE");
-    assert_in_order(after, lines);
+    reset_expect(&run, serial, lines);
     guest_finish(&run);
 }
 
@@ -140,8 +152,7 @@ static void test_cpu_plug_enable(void)
         "RESULT plugged calls=200 errors0=0 errors1=0\r\n",
         "RESULT plugged-violation trap=14\r\n", "DONE", NULL,
     };
-    g_autofree char *serial = NULL, *after = NULL;
-    g_autoptr(QDict) resp = NULL;
+    g_autofree char *serial = NULL;
     QDict *ev;
     GuestRun run;
 
@@ -167,10 +178,7 @@ static void test_cpu_plug_enable(void)
     g_assert_cmpint(qdict_get_int(qdict_get_qdict(ev, "data"),
                                   "cpu-index"), ==, 1);
     qobject_unref(ev);
-    resp = qtest_qmp(run.qts, "{ 'execute': 'system_reset' }");
-    g_assert(qdict_haskey(resp, "return"));
-    after = guest_wait_serial_from(&run, strlen(serial), "DONE");
-    assert_in_order(after, again);
+    reset_expect(&run, serial, again);
     guest_finish(&run);
 }
 
