@@ -415,6 +415,12 @@ static void plane_set_block_cpu_unplug(PlaneSet *set, CPUState *cpu)
     qdev_add_unplug_blocker(DEVICE(cpu), unplug_blocker);
 }
 
+/* Whether the guest CPU @cpu, board's or plugged, may have plane states */
+static bool plane_set_check_cpu(PlaneSet *set, CPUState *cpu, Error **errp)
+{
+    return !set->accel->check_cpu || set->accel->check_cpu(cpu, errp);
+}
+
 /*
  * The guest CPU @cpu joins the planes: plane 0's word, the others' states.
  * Until all exist the index is not present (plane_index_present()): the
@@ -449,9 +455,13 @@ bool machine_planes_create_vcpus(MachineState *ms, Error **errp)
         return plane_launch_init(errp);     /* refuses any plane-launch */
     }
     for (unsigned int i = 0; i < set->nr_vcpus; i++) {
-        if (qemu_get_cpu(i)) {
-            plane_set_add_cpu(set, qemu_get_cpu(i), &error_abort);
+        if (!qemu_get_cpu(i)) {
+            continue;
         }
+        if (!plane_set_check_cpu(set, qemu_get_cpu(i), errp)) {
+            return false;
+        }
+        plane_set_add_cpu(set, qemu_get_cpu(i), &error_abort);
     }
     for (unsigned int p = 1; p < set->nr_planes; p++) {
         if (!plane_create_vcpus(set->planes[p], errp)) {
@@ -475,11 +485,10 @@ bool machine_planes_cpu_pre_plug(MachineState *ms, CPUState *cpu,
     PlaneSet *set = plane_set_get();
 
     /* A refusal after realize would leave its threads behind (TCG's) */
-    if (!set || set->nr_planes == 1 || !set->vcpus_created ||
-        !set->accel->check_cpu) {
+    if (!set || set->nr_planes == 1 || !set->vcpus_created) {
         return true;
     }
-    return set->accel->check_cpu(cpu, errp);
+    return plane_set_check_cpu(set, cpu, errp);
 }
 
 bool machine_planes_cpu_plugged(MachineState *ms, CPUState *cpu,

@@ -64,9 +64,6 @@ CPUState *plane_x86_vcpu_create(Object *parent, CPUState *plane0_cpu,
     Object *obj;
     CPUState *cs;
 
-    if (!plane_x86_check_cpu(plane0_cpu, errp)) {
-        return NULL;
-    }
     obj = object_new(object_get_typename(OBJECT(plane0_cpu)));
     cs = CPU(obj);
 

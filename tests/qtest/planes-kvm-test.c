@@ -473,6 +473,42 @@ static void test_model_fault_policy_refused(void)
 }
 
 /*
+ * Nested virtualization on a host that offers it: -cpu ...,+svm is
+ * refused for the board's CPUs as under TCG (plane 0's VMRUN would have
+ * the kernel write its host-save area at an address plane 0 picks, past
+ * plane 1's seal), and a CPU plugged with vmx=on before it is made.
+ */
+static void test_model_nested_refused(void)
+{
+    g_autofree char *log = NULL;
+    g_autoptr(QDict) resp = NULL;
+    QTestState *qts;
+
+    g_setenv("KVM_MODEL_NESTED", "1", true);
+    /* accepted, the script's exit would end it */
+    model_refusal("seed", "-accel kvm -machine q35,planes=2 -cpu qemu64,"
+                  "+svm -nodefaults -display none -device isa-debug-exit,"
+                  "iobase=0xf4,iosize=0x04",
+                  "qemu-system-x86_64: -machine planes: nested "
+                  "virtualization (svm) is not supported with planes; "
+                  "drop it from -cpu\n");
+    log = model_setup("seed", NULL, NULL);
+    qts = qtest_init("-accel kvm -machine q35,planes=2 -cpu qemu64 "
+                     "-smp 1,maxcpus=2 -nodefaults");
+    model_unset();
+    resp = qtest_qmp(qts, "{ 'execute': 'device_add', 'arguments': "
+                     "{ 'driver': 'qemu64-x86_64-cpu', 'id': 'cpu1', "
+                     "'socket-id': 0, 'core-id': 1, 'thread-id': 0, "
+                     "'vmx': true } }");
+    g_assert_cmpstr(qdict_get_str(qdict_get_qdict(resp, "error"), "desc"),
+                    ==, "-machine planes: nested virtualization (vmx) is "
+                    "not supported with planes; drop it from -cpu");
+    qtest_quit(qts);
+    g_unsetenv("KVM_MODEL_NESTED");
+    unlink(log);
+}
+
+/*
  * ACTIVATE from vCPU 1 (the series' guest activates from an unpinned
  * initcall): plane 1 gets its vCPU on index 0, the kernel's boot vCPU,
  * made on index 0's thread, and the VTL calls of vCPU 0 (where the
@@ -895,6 +931,8 @@ int main(int argc, char **argv)
                    test_model_activate_from_vcpu1);
     qtest_add_func("/planes/kvm/model/cpu-plugged",
                    test_model_cpu_plugged);
+    qtest_add_func("/planes/kvm/model/nested-refused",
+                   test_model_nested_refused);
     qtest_add_func("/planes/kvm/model/planes-after-vcpus",
                    test_model_planes_after_vcpus);
     qtest_add_func("/planes/kvm/model/fault-outside-planes",

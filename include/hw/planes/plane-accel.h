@@ -93,9 +93,10 @@ struct PlaneAccelClass {
     bool (*init_host)(MachineState *ms, unsigned int planes, Error **errp);
 
     /*
-     * check_cpu: whether the guest CPU @cpu, configured but not realized
-     * (a CPU being plugged), may have plane states; refused with the
-     * reason.  vcpu_create checks the same.  Optional.
+     * check_cpu: whether the guest CPU @cpu may have plane states, under
+     * every backend; refused with the reason.  Called for the board's
+     * CPUs before their plane states are made, and for a CPU being
+     * plugged before it is realized.  Optional.
      */
     bool (*check_cpu)(CPUState *cpu, Error **errp);
 

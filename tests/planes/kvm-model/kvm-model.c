@@ -37,6 +37,8 @@
  *   KVM_MODEL_REGION    "BASE:SIZE" of plane 1's region
  *                       (default 0x10000000:0x4000000)
  *   KVM_MODEL_GO        the file whose existence ends an await-go step
+ *   KVM_MODEL_NESTED    "1": the host offers nested virtualization (VMX
+ *                       and SVM in KVM_GET_SUPPORTED_CPUID)
  */
 
 #define _GNU_SOURCE
@@ -367,6 +369,7 @@ static int model_check_extension(long cap, CapScope scope)
 static int model_supported_cpuid(struct kvm_cpuid2 *c)
 {
     static const uint32_t bases[] = { 0, 0x80000000 };
+    uint32_t nested = env_u64("KVM_MODEL_NESTED", 0) == 1;
     uint32_t n = 0;
 
     for (int b = 0; b < 2; b++) {
@@ -391,11 +394,12 @@ static int model_supported_cpuid(struct kvm_cpuid2 *c)
             __cpuid_count(leaf, 0, e->eax, e->ebx, e->ecx, e->edx);
             if (leaf == 1) {
                 e->ecx &= ~(1u << 5);   /* no VMX */
+                e->ecx |= nested << 5;
                 e->ecx |= 1u << 21 | 1u << 31;  /* x2APIC, a hypervisor */
             }
             if (leaf == 0x80000001) {
                 e->ecx &= ~(1u << 2);   /* no SVM */
-                e->ecx |= 1u << 1;      /* CmpLegacy */
+                e->ecx |= nested << 2 | 1u << 1;        /* CmpLegacy */
             }
         }
     }
