@@ -61,7 +61,8 @@ unsigned int plane_running_on(Plane *plane)
     unsigned int n = 0;
 
     for (unsigned int i = 0; i < plane->set->nr_vcpus; i++) {
-        n += plane_index_present(plane->set, i) && plane_is_current(plane, i);
+        /* a CPU still being plugged may make VTL calls already */
+        n += qemu_get_cpu(i) && plane_is_current(plane, i);
     }
     return n;
 }
