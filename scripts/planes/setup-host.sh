@@ -21,6 +21,8 @@ need_bpo=(meson python3-pycotap qemu-system-x86 qemu-utils
           libvirt-daemon-system libvirt-clients linux-source-6.12)
 # clang with libFuzzer: the guest-input fuzzers (make fuzz, check-fuzz)
 need_pkgs+=(clang libclang-rt-14-dev)
+# gdb: debugging planes as inferiors (check-gdb)
+need_pkgs+=(gdb)
 
 sudo_() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 log="${PLANES_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/qemu-planes}/apt.log"
