@@ -90,35 +90,31 @@ run_case() {
     qpid=
 }
 
-# expect NAME LINE...: every LINE (an extended regex) is in gdb's output
-expect() {
-    local name=$1 missing=()
+# judge NAME WANT LINE...: with WANT "present" every LINE (an extended
+# regex) must be in gdb's output, with "absent" none of them
+judge() {
+    local name=$1 want=$2 bad=()
 
-    shift
+    shift 2
     for re in "$@"; do
-        grep -Eq -- "$re" <<<"$out" || missing+=("missing: $re")
+        if grep -Eq -- "$re" <<<"$out"; then
+            [ "$want" = absent ] && bad+=("unexpected: $re")
+        else
+            [ "$want" = present ] && bad+=("missing: $re")
+        fi
     done
-    if [ ${#missing[@]} = 0 ]; then
+    if [ ${#bad[@]} = 0 ]; then
         ok "$name"
     else
-        not_ok "$name" "${missing[@]}" "gdb said:" "${out//$'\n'/$'\n'# }"
+        not_ok "$name" "${bad[@]}" "gdb said:" "${out//$'\n'/$'\n'# }"
     fi
 }
+expect() { judge "$1" present "${@:2}"; }
+refuse() { judge "$1" absent "${@:2}"; }
 
-# refuse NAME LINE...: none of LINE is in gdb's output
-refuse() {
-    local name=$1 found=()
-
-    shift
-    for re in "$@"; do
-        grep -Eq -- "$re" <<<"$out" && found+=("unexpected: $re")
-    done
-    if [ ${#found[@]} = 0 ]; then
-        ok "$name"
-    else
-        not_ok "$name" "${found[@]}" "gdb said:" "${out//$'\n'/$'\n'# }"
-    fi
-}
+# gdb prints where it stopped: which inferior (plane + 1), which address
+show_stop='printf "CHECK inferior=%d pc=0x%lx\n", $_inferior, $pc'
+shared=$(printf '0x%x' $((p1base + 16)))
 
 echo "1..9"
 
@@ -142,22 +138,21 @@ expect "a plane-1 breakpoint by symbol stops plane 1 with the call id" \
     '\(plane 0 vCPU 0 \[in VTL call\]\) .* in gdb_echo'
 
 run_case shared-plane1 "inferior 2
-break *$p1base+16
+break *$shared
 continue
-printf \"CHECK inferior=%d pc=0x%lx\\n\", \$_inferior, \$pc
+$show_stop
 info threads"
 expect "a breakpoint at code both planes run, set in plane 1, stops plane 1 only" \
-    "^CHECK inferior=2 pc=$(printf '0x%x' $((p1base + 16)))\$" \
+    "^CHECK inferior=2 pc=$shared\$" \
     'plane 0 vCPU 0 \[in VTL call\]'
 
 run_case shared-plane0 "inferior 1
-break *$p1base+16
+break *$shared
 continue
-printf \"CHECK inferior=%d pc=0x%lx\\n\", \$_inferior, \$pc
-continue
-printf \"CHECK after=%d\\n\", \$_inferior"
+$show_stop
+continue"
 expect "the same address set in plane 0 stops plane 0 only" \
-    "^CHECK inferior=1 pc=$(printf '0x%x' $((p1base + 16)))\$" \
+    "^CHECK inferior=1 pc=$shared\$" \
     'exited|Remote connection closed|Target disconnected'
 if ! grep -q "RESULT gdb-echo-count 3" "$serial"; then
     not_ok "plane 1 ran the address three times without stopping" \
