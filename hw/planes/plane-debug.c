@@ -27,6 +27,21 @@
 /* PLANE_DEBUG_STOP_* the user asked for (under the BQL) */
 static unsigned int plane_switch_stops;
 
+/*
+ * A gdb debug point held back from a vCPU state that runs only because
+ * its vCPU index does, not because gdb resumed it (under the BQL).
+ */
+typedef struct PlaneMutedPoint {
+    CPUState *cpu;
+    bool watch;
+    vaddr addr;
+    vaddr len;
+    int flags;
+} PlaneMutedPoint;
+
+static GArray *plane_muted_points;
+static GHashTable *plane_muted_cpus;
+
 #define PLANE_DEBUG_NO_KVM "the kernel offers no guest debugging for plane " \
                            "vCPUs: plane switch stops need -accel tcg"
 
@@ -53,6 +68,75 @@ static void plane_debug_stop_work(CPUState *cpu, run_on_cpu_data data)
     cpu_handle_guest_debug(cpu);
 }
 
+void plane_debug_mute(CPUState *cpu, bool hold_points)
+{
+    CPUBreakpoint *bp, *next_bp;
+    CPUWatchpoint *wp, *next_wp;
+
+    if (!plane_muted_points) {
+        plane_muted_points = g_array_new(false, false,
+                                         sizeof(PlaneMutedPoint));
+        plane_muted_cpus = g_hash_table_new(NULL, NULL);
+    }
+    g_hash_table_add(plane_muted_cpus, cpu);
+    if (!hold_points) {
+        return;
+    }
+    QTAILQ_FOREACH_SAFE(bp, &cpu->breakpoints, entry, next_bp) {
+        if (bp->flags & BP_GDB) {
+            PlaneMutedPoint p = {
+                .cpu = cpu, .addr = bp->pc, .flags = bp->flags,
+            };
+
+            g_array_append_val(plane_muted_points, p);
+            cpu_breakpoint_remove_by_ref(cpu, bp);
+        }
+    }
+    QTAILQ_FOREACH_SAFE(wp, &cpu->watchpoints, entry, next_wp) {
+        if (wp->flags & BP_GDB) {
+            PlaneMutedPoint p = {
+                .cpu = cpu, .watch = true, .addr = wp->vaddr,
+                .len = wp->len, .flags = wp->flags & ~BP_WATCHPOINT_HIT,
+            };
+
+            g_array_append_val(plane_muted_points, p);
+            cpu_watchpoint_remove_by_ref(cpu, wp);
+        }
+    }
+}
+
+bool plane_debug_muted(CPUState *cpu)
+{
+    return plane_muted_cpus && g_hash_table_contains(plane_muted_cpus, cpu);
+}
+
+void plane_debug_unmute_all(void)
+{
+    for (guint i = 0; plane_muted_points && i < plane_muted_points->len;
+         i++) {
+        PlaneMutedPoint *p = &g_array_index(plane_muted_points,
+                                            PlaneMutedPoint, i);
+
+        if (p->watch) {
+            cpu_watchpoint_insert(p->cpu, p->addr, p->len, p->flags, NULL);
+        } else {
+            cpu_breakpoint_insert(p->cpu, p->addr, p->flags, NULL);
+        }
+    }
+    if (plane_muted_points) {
+        GHashTableIter iter;
+        gpointer cpu;
+
+        /* gdb never hears of a muted state's watchpoint hit */
+        g_hash_table_iter_init(&iter, plane_muted_cpus);
+        while (g_hash_table_iter_next(&iter, &cpu, NULL)) {
+            ((CPUState *)cpu)->watchpoint_hit = NULL;
+        }
+        g_array_set_size(plane_muted_points, 0);
+        g_hash_table_remove_all(plane_muted_cpus);
+    }
+}
+
 void plane_debug_switching(PlaneSet *set, unsigned int cpu_index,
                            unsigned int to)
 {
@@ -60,6 +144,11 @@ void plane_debug_switching(PlaneSet *set, unsigned int cpu_index,
     unsigned int stops = qatomic_read(&plane_switch_stops);
     bool wanted = to ? stops & PLANE_DEBUG_STOP_ENTER
                      : stops & PLANE_DEBUG_STOP_RETURN;
+
+    /* Nor a switch stop for a state that gdb did not resume */
+    if (plane_debug_muted(to_cpu)) {
+        wanted = false;
+    }
 
     /*
      * A state single-stepped by gdb that left in its hypercall stops

@@ -54,19 +54,27 @@ bool plane_gdb_thread_label(CPUState *cpu, GString *label)
     return true;
 }
 
+/* Whether gdb resumes (c) or steps (s) @cpu: true for 's' too */
+static bool plane_gdb_resumed(CPUState *cpu, char *newstates,
+                              unsigned int max_cpus, char how)
+{
+    return cpu && cpu->cpu_index < max_cpus &&
+           (newstates[cpu->cpu_index] == how ||
+            (how == 'c' && newstates[cpu->cpu_index] == 's'));
+}
+
 void plane_gdb_resume_index(char *newstates, unsigned int max_cpus)
 {
     PlaneSet *set = plane_set_get();
 
     for (unsigned int i = 0; set && i < set->nr_vcpus; i++) {
-        bool resumed = false;
+        bool resumed = false, stepped = false;
 
         for (unsigned int p = 0; p < set->nr_planes; p++) {
             CPUState *cpu = plane_cpu(set->planes[p], i);
 
-            resumed |= cpu && cpu->cpu_index < max_cpus &&
-                       (newstates[cpu->cpu_index] == 'c' ||
-                        newstates[cpu->cpu_index] == 's');
+            resumed |= plane_gdb_resumed(cpu, newstates, max_cpus, 'c');
+            stepped |= plane_gdb_resumed(cpu, newstates, max_cpus, 's');
         }
         for (unsigned int p = 0; resumed && p < set->nr_planes; p++) {
             CPUState *cpu = plane_cpu(set->planes[p], i);
@@ -74,6 +82,7 @@ void plane_gdb_resume_index(char *newstates, unsigned int max_cpus)
             if (cpu && cpu->cpu_index < max_cpus &&
                 newstates[cpu->cpu_index] == 1) {
                 newstates[cpu->cpu_index] = 'c';
+                plane_debug_mute(cpu, !stepped);
             }
         }
     }

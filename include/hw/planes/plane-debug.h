@@ -29,6 +29,24 @@ bool plane_debug_supported(PlaneSet *set, Error **errp);
 void plane_debug_switching(PlaneSet *set, unsigned int cpu_index,
                            unsigned int to);
 
+/*
+ * plane_debug_mute: gdb resumes @cpu only because its vCPU index runs
+ * (the VM is stopped).  gdb must hear only from threads it resumed: in
+ * all-stop mode gdb 13 asserts when another thread reports while it
+ * steps one over a breakpoint.  So no switch stop for @cpu, and:
+ * @hold_points (gdb continues): its gdb breakpoints and watchpoints are
+ *   held back until the VM stops again;
+ * otherwise (gdb steps another state of the index, which waits for @cpu
+ *   in a VTL call): a hit of @cpu's stops the VM, reported on the thread
+ *   gdb steps (past its VMCALL, the call not yet complete); @cpu stays at
+ *   the breakpoint and reports it when gdb resumes it.
+ * plane_debug_muted: whether @cpu is muted now.
+ * plane_debug_unmute_all: the VM stopped again: back to normal.
+ */
+void plane_debug_mute(CPUState *cpu, bool hold_points);
+bool plane_debug_muted(CPUState *cpu);
+void plane_debug_unmute_all(void);
+
 /* Set or read the switch stops; setting fails where unsupported. */
 bool plane_debug_set_switch_stops(unsigned int stops, Error **errp);
 unsigned int plane_debug_switch_stops(void);
@@ -40,7 +58,7 @@ unsigned int plane_debug_switch_stops(void);
  * plane_gdb_thread_label: "plane P vCPU I [state]" for a state's thread.
  * plane_gdb_resume_index: a vCPU index runs as one: when gdb resumes or
  *   steps one of its states, its other planes' states are resumed too
- *   (@newstates by cpu_index, as gdb_continue_partial's).
+ *   (@newstates by cpu_index, as gdb_continue_partial's), muted (above).
  * plane_gdb_attach_check: whether gdb may attach process @pid.
  * plane_gdb_init: registers the planes' qqemu packets, once.
  */

@@ -116,7 +116,7 @@ refuse() { judge "$1" absent "${@:2}"; }
 show_stop='printf "CHECK inferior=%d pc=0x%lx\n", $_inferior, $pc'
 shared=$(printf '0x%x' $((p1base + 16)))
 
-echo "1..9"
+echo "1..10"
 
 run_case inferiors "info threads"
 expect "each plane an inferior, threads labelled" \
@@ -171,6 +171,21 @@ info threads"
 expect "stepping plane 0 over VTL_CALL completes the call, stops after it" \
     "^CHECK inferior=1 pc=$after_vmcall rax=0 status=0x1001\$" \
     'plane 1 vCPU 0 \[parked\]'
+
+run_case step-over-both "inferior 1
+break *$vmcall
+break p1_handle
+continue
+$show_stop
+continue
+printf \"CHECK inferior=%d call=0x%x\\n\", \$_inferior, *(unsigned int *)(\$rdi + 4)
+continue
+$show_stop"
+expect "gdb steps over a plane-0 breakpoint at VMCALL, plane 1's still stops" \
+    "^CHECK inferior=1 pc=$vmcall\$" \
+    'Thread 2\.1 hit Breakpoint 2, 0x[0-9a-f]+ in p1_handle' \
+    '^CHECK inferior=2 call=0x7f00$' \
+    'Thread 1\.1 hit Breakpoint 1, 0x[0-9a-f]+ in gdb_echo'
 
 run_case switch-stops "maint packet Qqemu.PlaneSwitchStops:1
 continue
