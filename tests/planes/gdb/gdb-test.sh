@@ -48,6 +48,7 @@ p1sym() {
     printf '0x%x' $((p1base + 0x$(nm "$p1" | awk -v s="$1" '$3 == s { print $1 }')))
 }
 resumed=$(p1sym resumed)
+park_vmcall=$(printf '0x%x' $(($(p1sym park_loop) + 5)))   # mov $16, %eax
 echo_count=$(p1sym echo_count)
 
 # Both inferiors attached with their symbols; the case's commands follow.
@@ -116,7 +117,7 @@ refuse() { judge "$1" absent "${@:2}"; }
 show_stop='printf "CHECK inferior=%d pc=0x%lx\n", $_inferior, $pc'
 shared=$(printf '0x%x' $((p1base + 16)))
 
-echo "1..10"
+echo "1..11"
 
 run_case inferiors "info threads"
 expect "each plane an inferior, threads labelled" \
@@ -171,6 +172,19 @@ info threads"
 expect "stepping plane 0 over VTL_CALL completes the call, stops after it" \
     "^CHECK inferior=1 pc=$after_vmcall rax=0 status=0x1001\$" \
     'plane 1 vCPU 0 \[parked\]'
+
+run_case step-return "inferior 2
+break *$park_vmcall
+continue
+$show_stop
+stepi
+$show_stop
+printf \"CHECK call=0x%x\\n\", *(unsigned int *)(\$rax + 4)
+info threads"
+expect "stepping plane 1 over VTL_RETURN stops where the next call resumes it" \
+    "^CHECK inferior=2 pc=$park_vmcall\$" \
+    "^CHECK inferior=2 pc=$resumed\$" '^CHECK call=0x7f00$' \
+    'plane 0 vCPU 0 \[in VTL call\]\) .* in gdb_echo'
 
 run_case step-over-both "inferior 1
 break *$vmcall
