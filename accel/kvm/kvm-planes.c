@@ -12,6 +12,7 @@
 #include <sys/ioctl.h>
 #include "qapi/error.h"
 #include "qemu/main-loop.h"
+#include "qemu/rcu.h"
 #include "system/runstate.h"
 #include "hw/core/cpu.h"
 #include "system/kvm.h"
@@ -19,6 +20,7 @@
 #include "system/kvm-planes.h"
 #include "hw/planes/plane.h"
 #include "hw/planes/plane-memory.h"
+#include "hw/planes/planes-abi.h"
 #include "hw/planes/planes-kvm-uapi.h"
 #include "trace.h"
 
@@ -92,13 +94,36 @@ int kvm_planes_create_vcpu(unsigned int plane, unsigned long vcpu_id)
     return fd;
 }
 
+/*
+ * Whether some plane's attributes deny an access in [@gpa, @gpa + @size):
+ * under KVM the kernel's memory-fault exit says neither the plane nor the
+ * access, so QEMU's record of the planes' views is what decides.
+ */
+static bool kvm_planes_range_denied(hwaddr gpa, uint64_t size)
+{
+    hwaddr last = gpa + MAX(size, 1) - 1;
+
+    RCU_READ_LOCK_GUARD();
+    for (unsigned int p = 0; p < kvm_planes.nr_planes; p++) {
+        if ((plane_mem_attrs_lookup(p, gpa) |
+             plane_mem_attrs_lookup(p, last)) & PLANE_MEM_ATTR_DENY_ALL) {
+            return true;
+        }
+    }
+    return false;
+}
+
 bool kvm_planes_memory_fault(CPUState *cpu, const struct kvm_run *run)
 {
     hwaddr gpa = run->memory_fault.gpa;
 
-    /* Private/shared conversions stay the confidential guest's. */
+    /*
+     * Private/shared conversions stay the confidential guest's, and a
+     * fault outside every denied range is not a plane's: stock handling.
+     */
     if (kvm_planes.nr_planes < 2 ||
-        (run->memory_fault.flags & KVM_MEMORY_EXIT_FLAG_PRIVATE)) {
+        (run->memory_fault.flags & KVM_MEMORY_EXIT_FLAG_PRIVATE) ||
+        !kvm_planes_range_denied(gpa, run->memory_fault.size)) {
         return false;
     }
     /*

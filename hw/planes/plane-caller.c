@@ -6,6 +6,7 @@
  */
 
 #include "qemu/osdep.h"
+#include "qemu/error-report.h"
 #include "qemu/log.h"
 #include "qemu/timer.h"
 #include "hw/planes/planes-abi.h"
@@ -33,6 +34,9 @@ const char *plane_hc_name(uint64_t nr)
  */
 #define PLANE_LOG_BURST 10
 
+/* Whether a refused CONFIG or ACTIVATE was reported on stderr (BQL). */
+static bool plane_setup_refusal_reported;
+
 int64_t G_GNUC_PRINTF(3, 4)
 plane_hc_refuse(const PlaneCaller *c, int err, const char *fmt, ...)
 {
@@ -51,6 +55,17 @@ plane_hc_refuse(const PlaneCaller *c, int err, const char *fmt, ...)
     if (now - window_start >= 1000) {
         window_start = now;
         logged = 0;
+    }
+    /*
+     * A refused CONFIG or ACTIVATE leaves the VM without its secure plane:
+     * the first of a run is said without -d guest_errors (once, so a
+     * guest cannot flood stderr with it).
+     */
+    if (!plane_setup_refusal_reported &&
+        (c->hc->nr == PLANES_HC_CONFIG || c->hc->nr == PLANES_HC_ACTIVATE)) {
+        plane_setup_refusal_reported = true;
+        warn_report("planes: %s from plane %u on vCPU %u refused (-%d): %s",
+                    plane_hc_name(c->hc->nr), c->plane, c->index, err, why);
     }
     if (logged++ < PLANE_LOG_BURST) {
         qemu_log_mask(LOG_GUEST_ERROR, "planes: %s from plane %u on vCPU %u "

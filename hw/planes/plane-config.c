@@ -102,38 +102,16 @@ static int64_t plane_hc_config_again(const PlaneCaller *c,
     return 0;
 }
 
-/* Reads and parses entries 1..count-1 of the config array at @gpa. */
-int64_t plane_hc_config(const PlaneCaller *c)
+/*
+ * A region that needs fresh RAM is refused while a migration runs: a RAM
+ * block must not appear under its feet.
+ */
+static int64_t plane_config_check_migration(const PlaneCaller *c,
+                                            unsigned int count,
+                                            const PlaneConfigEntry *entries)
 {
-    PlaneSet *set = c->set;
-    hwaddr gpa = c->hc->args[0];
-    uint64_t count = c->hc->args[1];
-    g_autofree PlaneConfigEntry *entries = NULL;
-    g_autofree char *why = NULL;
-    PlaneLayout l;
-    int64_t err;
-
-    if (c->plane != 0) {
-        return plane_hc_refuse(c, PLANES_KVM_EPERM, "only plane 0 may "
-                               "configure planes");
-    }
-    plane_layout_describe(set, c->cpu, &l);
-    err = plane_config_load(c, &l, gpa, count, &entries);
-    if (err) {
-        return err;
-    }
-    if (set->configured) {
-        return plane_hc_config_again(c, &l, gpa, count, entries);
-    }
-    err = plane_rule_config_regions(&l, gpa, count, entries,
-                                    set->ram_limit - set->ram_added, &why);
-    if (err) {
-        return plane_hc_refuse(c, err, "%s", why);
-    }
-
     for (unsigned int i = 1; i < count; i++) {
-        /* A RAM block must not appear under a running migration's feet */
-        if (plane_region_placement(set, entries[i].load_offset,
+        if (plane_region_placement(c->set, entries[i].load_offset,
                                    entries[i].memory_size) ==
                 PLANE_REGION_OUTSIDE_RAM && migration_is_running()) {
             return plane_hc_refuse(c, PLANES_KVM_EBUSY, "plane %u's region "
@@ -141,8 +119,19 @@ int64_t plane_hc_config(const PlaneCaller *c)
                                    i);
         }
     }
+    return 0;
+}
 
-    /* Valid: from here on nothing can fail but host RAM allocation. */
+/*
+ * The accepted CONFIG takes effect: nothing can fail any more but host
+ * RAM allocation for regions outside guest RAM, which undoes it all.
+ */
+static int64_t plane_config_commit(const PlaneCaller *c, hwaddr gpa,
+                                   unsigned int count,
+                                   const PlaneConfigEntry *entries)
+{
+    PlaneSet *set = c->set;
+
     for (unsigned int i = 1; i < count; i++) {
         Plane *plane = set->planes[i];
 
@@ -172,6 +161,38 @@ int64_t plane_hc_config(const PlaneCaller *c)
     return 0;
 }
 
+/* Reads and parses entries 1..count-1 of the config array at @gpa. */
+int64_t plane_hc_config(const PlaneCaller *c)
+{
+    PlaneSet *set = c->set;
+    hwaddr gpa = c->hc->args[0];
+    uint64_t count = c->hc->args[1];
+    g_autofree PlaneConfigEntry *entries = NULL;
+    g_autofree char *why = NULL;
+    PlaneLayout l;
+    int64_t err;
+
+    if (c->plane != 0) {
+        return plane_hc_refuse(c, PLANES_KVM_EPERM, "only plane 0 may "
+                               "configure planes");
+    }
+    plane_layout_describe(set, c->cpu, &l);
+    err = plane_config_load(c, &l, gpa, count, &entries);
+    if (err) {
+        return err;
+    }
+    if (set->configured) {
+        return plane_hc_config_again(c, &l, gpa, count, entries);
+    }
+    err = plane_rule_config_regions(&l, gpa, count, entries,
+                                    set->ram_limit - set->ram_added, &why);
+    if (err) {
+        return plane_hc_refuse(c, err, "%s", why);
+    }
+    return plane_config_check_migration(c, count, entries) ?:
+           plane_config_commit(c, gpa, count, entries);
+}
+
 /* The boot state of plane @id, as ACTIVATE accepted it. */
 static PlaneBootInfo plane_boot_info(Plane *plane)
 {
@@ -188,13 +209,11 @@ void plane_boot(PlaneSet *set, unsigned int id)
 {
     Plane *plane = set->planes[id];
     PlaneBootInfo info = plane_boot_info(plane);
-    unsigned int index = set->activate_index;
 
-    /* The plane's shared state starts where ACTIVATE was called. */
-    plane->home = index;
+    /* The plane's shared state boots on its home index, whoever called */
     plane->busy = true;
-    set->accel->boot_vcpu(plane_cpu(plane, index), &info);
-    plane_note_state_replaced(plane, index);
+    set->accel->boot_vcpu(plane_cpu(plane, plane->home), &info);
+    plane_note_state_replaced(plane, plane->home);
 }
 
 /* Only that it ran matters: see plane_boot_after_seal(). */
@@ -225,12 +244,12 @@ static void plane_boot_sealed(CPUState *cpu, run_on_cpu_data seq)
  */
 void plane_boot_after_seal(PlaneSet *set)
 {
-    unsigned int index = set->activate_index;
-    CPUState *cpu = plane_cpu(set->planes[1], index);
+    Plane *plane = set->planes[1];
+    CPUState *cpu = plane_cpu(plane, plane->home);
 
     set->activate_seq++;
     set->boot_queued = true;
-    plane_note_state_replaced(set->planes[1], index);
+    plane_note_state_replaced(plane, plane->home);
     async_safe_run_on_cpu(cpu, plane_seal_barrier, RUN_ON_CPU_NULL);
     async_run_on_cpu(cpu, plane_boot_sealed,
                      RUN_ON_CPU_HOST_ULONG(set->activate_seq));
@@ -306,7 +325,7 @@ static int64_t plane_activate_check(const PlaneCaller *c, const PlaneLayout *l,
     return 0;
 }
 
-/* Sealed: the planes are active and boot on the caller's index. */
+/* Sealed: the planes are active; plane 0 waits on the caller's index */
 static void plane_activate_record(const PlaneCaller *c,
                                   const PlaneConfigEntry *entries,
                                   const PlaneBootInfo *boot,
@@ -326,7 +345,10 @@ static void plane_activate_record(const PlaneCaller *c,
     set->activate_index = c->index;
 }
 
-/* Plane 1 boots now, on the caller's index, and runs until it parks. */
+/*
+ * Plane 1 boots now on its home index, for the caller's index (which
+ * waits switched out), and runs until it parks.
+ */
 static void plane_activate_commit(const PlaneCaller *c,
                                   const PlaneConfigEntry *entries,
                                   const PlaneBootInfo *boot,
@@ -340,15 +362,17 @@ static void plane_activate_commit(const PlaneCaller *c,
         .kind = PLANE_PENDING_ACTIVATE, .caller = 0, .callee = 1,
     };
     plane_boot_after_seal(set);
+    plane_bind_states(set->planes[1]);
     plane_switch(set, c->index, 1);
     plane_set_state(set->planes[1], PLANE_STATE_RUNNING);
 }
 
 /*
- * The host switches planes: it enters plane 1 on the caller's index at the
- * first VTL call from there (lazily, as the seed's VMM boots it), so
- * ACTIVATE only hands the boot state to the host and returns at once.
- * Plane 1 stays 'active' as far as QEMU can tell.
+ * The host switches planes: it enters plane 1 on its home index (the boot
+ * vCPU's, whichever index called) at the first VTL call from there
+ * (lazily, as the seed's VMM boots it), so ACTIVATE only hands the boot
+ * state to the host and returns at once.  Plane 1 stays 'active' as far
+ * as QEMU can tell.
  */
 static int64_t plane_activate_in_host(const PlaneCaller *c,
                                       const PlaneConfigEntry *entries,
@@ -359,8 +383,8 @@ static int64_t plane_activate_in_host(const PlaneCaller *c,
     Error *err = NULL;
 
     plane_activate_record(c, entries, boot, count);
-    set->planes[1]->home = c->index;
-    if (!set->accel->host_activate(1, c->index, &boot[1], &err)) {
+    if (!set->accel->host_activate(1, set->planes[1]->home, &boot[1],
+                                   &err)) {
         /* The host may hold a half-made state: nothing may run it. */
         error_reportf_err(err, "planes: ACTIVATE on vCPU %u: VM stopped: ",
                           c->index);

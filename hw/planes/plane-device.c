@@ -59,7 +59,6 @@
 #include "hw/planes/plane.h"
 #include "hw/planes/plane-accel.h"
 #include "hw/planes/plane-device.h"
-#include "hw/planes/plane-machine.h"
 #include "trace.h"
 
 bool plane_device_filter_active;
@@ -298,9 +297,9 @@ static bool plane_device_host_can_own(const char *why, unsigned int plane,
 static bool plane_device_set_owner(Object *obj, unsigned int plane,
                                    const char *why, Error **errp)
 {
-    Object *machine = qdev_get_machine();
-    unsigned int planes = object_dynamic_cast(machine, TYPE_MACHINE) ?
-                          machine_planes_count(MACHINE(machine)) : 1;
+    /* Board init made the set before any device: none, no planes >= 1 */
+    PlaneSet *set = plane_set_get();
+    unsigned int planes = set ? set->nr_planes : 1;
 
     if (plane >= planes) {
         error_setg(errp, "%s%u: the machine has no plane %u (-machine "
@@ -391,16 +390,16 @@ static int plane_device_apply_default(Object *child, void *opaque)
 
 /*
  * A device of plane k >= 1 interrupts plane k alone: its line goes to the
- * plane's state on the index ACTIVATE booted it on, through the backend
- * (see PlaneAccelClass::device_irq).  Called under the BQL.
+ * plane's boot state, on its home index whichever index it serves,
+ * through the backend (see PlaneAccelClass::device_irq).  Under the BQL.
  */
 static void plane_device_irq(void *opaque, int n, int level)
 {
     Plane *plane = opaque;
     PlaneSet *set = plane->set;
-    CPUState *cpu = plane_cpu(plane, set->activate_index);
+    CPUState *cpu = plane_cpu(plane, plane->home);
 
-    trace_plane_device_irq(plane->id, set->activate_index, level);
+    trace_plane_device_irq(plane->id, plane->home, level);
     if (cpu) {
         set->accel->device_irq(cpu, level);
     }

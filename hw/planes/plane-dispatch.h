@@ -46,13 +46,13 @@ int64_t plane_hc_vtl_return(const PlaneCaller *c, PlaneHcOutcome *out);
 int64_t plane_hc_enable_vcpu(const PlaneCaller *c);
 
 /*
- * plane-config.c: ACTIVATE's boot of plane @id on the vCPU index plane 0
- * waits on (PlaneSet::activate_index).
+ * plane-config.c: ACTIVATE's boot of plane @id on its home index, for
+ * the vCPU index plane 0 waits on (PlaneSet::activate_index).
  */
 void plane_boot(PlaneSet *set, unsigned int id);
 
 /*
- * Plane 1 boots on ACTIVATE's index once every vCPU has left the code it
+ * Plane 1 boots on its home index once every vCPU has left the code it
  * translated before the seal (deferred work; PlaneSet::boot_queued until
  * it has run).
  */

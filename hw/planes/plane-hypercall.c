@@ -59,7 +59,7 @@ static int64_t plane_hc_set_mem_attrs(const PlaneCaller *c)
     return 0;
 }
 
-/* Finds the plane and vCPU index of a vCPU state. */
+/* Finds the plane and the vCPU index a vCPU state runs for. */
 static bool plane_caller_init(PlaneCaller *c, CPUState *cpu)
 {
     PlaneSet *set = plane_set_get();
@@ -70,7 +70,8 @@ static bool plane_caller_init(PlaneCaller *c, CPUState *cpu)
     if (!set) {
         return false;
     }
-    c->index = plane_cpu_index(set, cpu);
+    /* A plane's shared state calls for the index whose call it serves */
+    c->index = plane_served_index(set, cpu);
     return c->index < set->nr_vcpus;
 }
 

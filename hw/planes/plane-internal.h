@@ -15,11 +15,22 @@
 PlaneSet *plane_set_new(const PlaneAccelClass *accel, unsigned int planes,
                         unsigned int nr_vcpus);
 
+/*
+ * plane-set.c: point each vCPU state of @plane at the switch word it
+ * runs under: the home state at the word of the index whose call it
+ * serves (plane_shared_state_serves()), an enabled state at its own
+ * index's, any other at none.  After every change of the pending records
+ * or enabled states that changes whom the shared state serves, before
+ * the switch.
+ */
+void plane_bind_states(Plane *plane);
+
 /* plane.c: plane @id of @set, a child of the set. */
 Plane *plane_create(PlaneSet *set, unsigned int id, Error **errp);
 
 /* plane-vcpu.c: the vCPU states of plane @plane >= 1, one per index. */
 bool plane_create_vcpus(Plane *plane, Error **errp);
+bool plane_create_vcpu(Plane *plane, unsigned int index, Error **errp);
 
 /*
  * plane-switch.c: make plane @to the running plane of vCPU index

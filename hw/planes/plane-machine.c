@@ -337,12 +337,6 @@ static bool machine_planes_validate(MachineState *ms, unsigned int planes,
                    ACCEL_GET_CLASS(current_accel())->name);
         return false;
     }
-    if (ms->smp.max_cpus != ms->smp.cpus) {
-        error_setg(errp, "-machine planes=%u: CPU hotplug is not supported "
-                   "with planes; use -smp maxcpus=%u (equal to cpus)",
-                   planes, ms->smp.cpus);
-        return false;
-    }
     return !pac->init_host || pac->init_host(ms, planes, errp);
 }
 
@@ -361,7 +355,8 @@ bool machine_planes_init(MachineState *ms, Error **errp)
         return true;
     }
 
-    set = plane_set_new(pac, planes, ms->smp.cpus);
+    /* Every possible CPU: one plugged later gets its states then */
+    set = plane_set_new(pac, planes, ms->smp.max_cpus);
     set->ram_limit = opts->ram_limit;
     set->switch_poll_ns = opts->switch_poll_ns;
     set->violation_policy = opts->violation_policy;
@@ -405,15 +400,32 @@ bool machine_planes_init(MachineState *ms, Error **errp)
  * The plane states of a vCPU index hold on to its guest CPU, which must
  * stay: neither device_del nor the guest's ACPI eject may unplug it.
  */
-static void plane_set_block_cpu_unplug(PlaneSet *set)
+static void plane_set_block_cpu_unplug(PlaneSet *set, CPUState *cpu)
 {
+    /* Made once, shared by every CPU (the BQL covers it) */
     static Error *unplug_blocker;
 
-    error_setg(&unplug_blocker, "-machine planes=%u: CPU hot-unplug is not "
-               "supported with planes", set->nr_planes);
-    for (unsigned int i = 0; i < set->nr_vcpus; i++) {
-        qdev_add_unplug_blocker(DEVICE(qemu_get_cpu(i)), unplug_blocker);
+    if (!unplug_blocker) {
+        error_setg(&unplug_blocker, "-machine planes=%u: CPU hot-unplug is "
+                   "not supported with planes", set->nr_planes);
     }
+    qdev_add_unplug_blocker(DEVICE(cpu), unplug_blocker);
+}
+
+/* The guest CPU @cpu joins the planes: plane 0's word, the others' states */
+static bool plane_set_add_cpu(PlaneSet *set, CPUState *cpu, Error **errp)
+{
+    plane_vcpu_bind(cpu, 0, cpu);
+    plane_set_block_cpu_unplug(set, cpu);
+    if (!set->vcpus_created) {
+        return true;            /* plane_create_vcpus() makes them all */
+    }
+    for (unsigned int p = 1; p < set->nr_planes; p++) {
+        if (!plane_create_vcpu(set->planes[p], cpu->cpu_index, errp)) {
+            return false;
+        }
+    }
+    return true;
 }
 
 bool machine_planes_create_vcpus(MachineState *ms, Error **errp)
@@ -424,18 +436,34 @@ bool machine_planes_create_vcpus(MachineState *ms, Error **errp)
         return true;
     }
     for (unsigned int i = 0; i < set->nr_vcpus; i++) {
-        plane_vcpu_bind(qemu_get_cpu(i), 0, qemu_get_cpu(i));
+        if (plane_index_present(set, i)) {
+            plane_set_add_cpu(set, qemu_get_cpu(i), &error_abort);
+        }
     }
     for (unsigned int p = 1; p < set->nr_planes; p++) {
         if (!plane_create_vcpus(set->planes[p], errp)) {
             return false;
         }
     }
-    plane_set_block_cpu_unplug(set);
+    set->vcpus_created = true;
     if (!plane_dma_attach_pci(ms, errp)) {
         return false;
     }
     plane_devices_attach();
     return true;
+}
+
+bool machine_planes_cpu_plugged(MachineState *ms, CPUState *cpu,
+                                Error **errp)
+{
+    PlaneSet *set = plane_set_get();
+
+    /* The board's own CPUs join in machine_planes_create_vcpus() */
+    if (!set || set->nr_planes == 1 || !set->vcpus_created) {
+        return true;
+    }
+    assert(cpu->cpu_index < set->nr_vcpus && !cpu->plane_id);
+    trace_machine_planes_cpu_plugged(cpu->cpu_index, set->nr_planes);
+    return plane_set_add_cpu(set, cpu, errp);
 }
 

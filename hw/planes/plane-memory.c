@@ -323,12 +323,14 @@ bool plane_memory_violation(CPUState *cpu, hwaddr gpa,
 {
     PlaneSet *set = plane_set_get();
     Plane *plane = set->planes[cpu->plane_id];
-    unsigned int index = plane_cpu_index(set, cpu);
+    unsigned int index;
 
     qatomic_inc(&plane->memory_violations);
+    BQL_LOCK_GUARD();
+    /* The index plane 0 sees the plane run on (its call's) */
+    index = plane_served_index(set, cpu);
     trace_plane_memory_violation(plane->id, index, gpa,
                                  PlaneMemoryAccess_str(access));
-    BQL_LOCK_GUARD();
     qapi_event_send_plane_memory_violation(plane->id, index, gpa, access);
     if (set->violation_policy == PLANE_VIOLATION_POLICY_FAULT) {
         return true;

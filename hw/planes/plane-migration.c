@@ -120,6 +120,9 @@ static void plane_mig_save_plane(Plane *plane, PlaneMigPlane *mp)
     mp->nr_vcpus = nr_vcpus;
     mp->vcpu_enabled = g_new0(uint8_t, nr_vcpus);
     for (unsigned int i = 0; plane->vcpus && i < nr_vcpus; i++) {
+        if (!plane->vcpus[i]) {
+            continue;           /* no CPU plugged there */
+        }
         mp->vcpu_enabled[i] = plane->vcpus[i]->enabled |
                               plane->vcpus[i]->enabled_fresh << 1;
     }
@@ -190,10 +193,14 @@ static bool plane_mig_plane_valid(PlaneSet *set, unsigned int id,
 {
     if (mp->state >= PLANE_STATE__MAX) {
         *why = "state";
-    } else if (mp->home >= set->nr_vcpus) {
+    } else if (mp->home != PLANE_HOME_INDEX) {
+        /* a plane's shared state never leaves the boot vCPU's index */
         *why = "home vCPU index";
     } else if (mp->nr_vcpus != set->nr_vcpus) {
         *why = "vCPU count";
+    } else if (mp->vcpu_enabled[PLANE_HOME_INDEX] & 1) {
+        /* the home index holds the shared state: never enabled apart */
+        *why = "enabled state on the home vCPU index";
     } else if (mp->nr_ranges < 0 ||
                mp->nr_ranges > PLANE_MEM_ATTR_MAX_RANGES) {
         *why = "attribute map size";
@@ -206,6 +213,11 @@ static bool plane_mig_plane_valid(PlaneSet *set, unsigned int id,
         *why = "plane 0 record";
     } else {
         *why = NULL;
+    }
+    for (unsigned int i = 0; !*why && i < set->nr_vcpus; i++) {
+        if (mp->vcpu_enabled[i] && !plane_index_present(set, i)) {
+            *why = "enabled state on a vCPU index without a CPU here";
+        }
     }
     for (int32_t r = 0; !*why && r < mp->nr_ranges; r++) {
         const PlaneMemAttrRange *range = &mp->ranges[r];
@@ -222,6 +234,25 @@ static bool plane_mig_plane_valid(PlaneSet *set, unsigned int id,
     return !*why;
 }
 
+/*
+ * The calls (or ACTIVATE) that plane @p's shared state serves: one at a
+ * time, those of indexes without a state the plane enabled.
+ */
+static unsigned int plane_mig_shared_state_calls(const PlaneMigImage *img,
+                                                 unsigned int p)
+{
+    unsigned int calls = 0;
+
+    for (unsigned int i = 0; i < img->nr_vcpus; i++) {
+        const PlaneMigPending *pp = &img->pending[i];
+
+        calls += (pp->kind == PLANE_PENDING_ACTIVATE ||
+                  pp->kind == PLANE_PENDING_VTL_CALL) &&
+                 pp->callee == p && !(img->planes[p].vcpu_enabled[i] & 1);
+    }
+    return calls;
+}
+
 /* Every value of the image is one the core can hold; nothing changed yet */
 static bool plane_mig_image_valid(PlaneSet *set, const PlaneMigImage *img)
 {
@@ -233,6 +264,10 @@ static bool plane_mig_image_valid(PlaneSet *set, const PlaneMigImage *img)
 
         if (cur >= set->nr_planes) {
             why = "current plane";
+        } else if (!plane_index_present(set, i) &&
+                   (pp->current || pp->kind != PLANE_PENDING_NONE)) {
+            why = "state of a vCPU index without a CPU here (plug it with "
+                  "-device on the destination)";
         } else if (pp->kind > PLANE_PENDING_WAITING ||
                    pp->caller >= set->nr_planes ||
                    pp->callee >= set->nr_planes) {
@@ -240,7 +275,11 @@ static bool plane_mig_image_valid(PlaneSet *set, const PlaneMigImage *img)
         }
     }
     for (unsigned int p = 0; p < set->nr_planes && !why; p++) {
-        if (!plane_mig_plane_valid(set, p, &img->planes[p], &why)) {
+        if (plane_mig_plane_valid(set, p, &img->planes[p], &why) &&
+            p && plane_mig_shared_state_calls(img, p) > 1) {
+            why = "number of calls its one shared state serves";
+        }
+        if (why) {
             error_report("planes: the incoming plane %u has an invalid %s",
                          p, why);
             return false;
@@ -273,6 +312,9 @@ static void plane_mig_load_plane(Plane *plane, const PlaneMigPlane *mp)
     plane->boot_cmdline = mp->has_cmdline ?
                           g_strdup((const char *)mp->cmdline) : NULL;
     for (unsigned int i = 0; plane->vcpus && i < mp->nr_vcpus; i++) {
+        if (!plane->vcpus[i]) {
+            continue;           /* checked: nothing enabled there */
+        }
         plane->vcpus[i]->enabled = mp->vcpu_enabled[i] & 1;
         plane->vcpus[i]->enabled_fresh = mp->vcpu_enabled[i] & 2;
     }
@@ -311,6 +353,8 @@ static int plane_mig_post_load(void *opaque, int version_id)
             plane_region_remove_ram(plane);
         }
         plane_mig_load_plane(plane, mp);
+        /* each shared state runs for the index whose call it serves */
+        plane_bind_states(plane);
     }
     for (unsigned int s = 0; s < set->nr_planes * set->nr_vcpus; s++) {
         set->switch_poll[s] = (PlaneSwitchPoll) { .host_cpu = -1 };

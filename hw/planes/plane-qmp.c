@@ -55,7 +55,9 @@ static PlaneInfo *plane_info(Plane *plane)
     info->dropped_device_accesses =
         qatomic_read(&plane->device_accesses_dropped);
     for (unsigned int i = 0; i < plane->set->nr_vcpus; i++) {
-        QAPI_LIST_APPEND(tail, plane_vcpu_info(plane, i));
+        if (plane_index_present(plane->set, i)) {
+            QAPI_LIST_APPEND(tail, plane_vcpu_info(plane, i));
+        }
     }
     return info;
 }

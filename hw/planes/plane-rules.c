@@ -150,8 +150,17 @@ static int plane_rule_config_region(const PlaneLayout *l, uint64_t gpa,
                                  "its boot state (0x%x bytes)", i, size,
                                  PLANE_BOOT_PAGETABLES);
     }
-    if (base < PLANE_REGION_MIN_BASE || base + size < base ||
-        base + size > limit) {
+    if (base < PLANE_REGION_MIN_BASE) {
+        /* The VBS series' default image config asks for 0x0+0x60000000 */
+        return plane_rule_refuse(why, PLANES_KVM_EINVAL, "plane %u region 0x%"
+                                 PRIx64 "+0x%" PRIx64 " starts below 1 MiB "
+                                 "(0x%x), in plane 0's own low memory (real-"
+                                 "mode vectors, firmware data, AP trampoline)"
+                                 ", which cannot be sealed; reserve a region "
+                                 "above 1 MiB for it", i, base, size,
+                                 PLANE_REGION_MIN_BASE);
+    }
+    if (base + size < base || base + size > limit) {
         return plane_rule_refuse(why, PLANES_KVM_EINVAL, "plane %u region 0x%"
                                  PRIx64 "+0x%" PRIx64 " is outside [0x%x, 0x%"
                                  PRIx64 ")", i, base, size,

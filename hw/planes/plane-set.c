@@ -60,9 +60,21 @@ unsigned int plane_running_on(Plane *plane)
     unsigned int n = 0;
 
     for (unsigned int i = 0; i < plane->set->nr_vcpus; i++) {
-        n += plane_is_current(plane, i);
+        n += plane_index_present(plane->set, i) && plane_is_current(plane, i);
     }
     return n;
+}
+
+bool plane_index_present(PlaneSet *set, unsigned int cpu_index)
+{
+    return cpu_index < set->nr_vcpus && qemu_get_cpu(cpu_index);
+}
+
+int plane_state_cpu_index(PlaneSet *set, unsigned int plane_id,
+                          unsigned int cpu_index)
+{
+    assert(plane_id < set->nr_planes && cpu_index < set->nr_vcpus);
+    return plane_id * set->nr_vcpus + cpu_index;
 }
 
 CPUState *plane_cpu(Plane *plane, unsigned int cpu_index)
@@ -100,6 +112,79 @@ unsigned int plane_cpu_index(PlaneSet *set, CPUState *cpu)
     return i;
 }
 
+unsigned int plane_state_index(Plane *plane, unsigned int cpu_index)
+{
+    PlaneVCPU *pv;
+
+    assert(cpu_index < plane->set->nr_vcpus);
+    if (!plane->id || !plane->vcpus) {
+        return cpu_index;
+    }
+    pv = plane->vcpus[cpu_index];
+    /* No CPU plugged at @cpu_index yet: nothing of its own either */
+    return pv && pv->enabled ? cpu_index : plane->home;
+}
+
+unsigned int plane_shared_state_serves(Plane *plane)
+{
+    PlaneSet *set = plane->set;
+
+    for (unsigned int i = 0; plane->id && i < set->nr_vcpus; i++) {
+        const PlanePending *p = &set->pending[i];
+
+        if ((p->kind == PLANE_PENDING_ACTIVATE ||
+             p->kind == PLANE_PENDING_VTL_CALL) &&
+            p->callee == plane->id && plane_state_index(plane, i) != i) {
+            return i;
+        }
+    }
+    return plane->home;
+}
+
+unsigned int plane_served_index(PlaneSet *set, CPUState *cpu)
+{
+    unsigned int index = plane_cpu_index(set, cpu);
+    Plane *plane = set->planes[cpu->plane_id];
+
+    if (plane->id && index == plane->home) {
+        return plane_shared_state_serves(plane);
+    }
+    return index;
+}
+
+/*
+ * The switch word of a plane state that runs for no index: a state of a
+ * plane >= 1 on an index other than its home, while the plane has not
+ * enabled it.  Never a plane's id, so the state stays switched out.
+ */
+static const unsigned int plane_dormant_word = PLANE_WAITING;
+
+/* The word that says whether @plane's state of @cpu_index runs */
+static const unsigned int *plane_state_word(Plane *plane,
+                                            unsigned int cpu_index)
+{
+    PlaneSet *set = plane->set;
+
+    if (cpu_index == plane->home) {
+        return &set->current_plane[plane_shared_state_serves(plane)];
+    }
+    if (plane_state_index(plane, cpu_index) == cpu_index) {
+        return &set->current_plane[cpu_index];
+    }
+    return &plane_dormant_word;
+}
+
+void plane_bind_states(Plane *plane)
+{
+    for (unsigned int i = 0; plane->id && i < plane->set->nr_vcpus; i++) {
+        CPUState *cpu = plane_cpu(plane, i);
+
+        if (cpu) {
+            qatomic_set(&cpu->plane_current, plane_state_word(plane, i));
+        }
+    }
+}
+
 void plane_vcpu_bind(CPUState *cpu, unsigned int plane_id,
                      CPUState *plane0_cpu)
 {
@@ -108,7 +193,10 @@ void plane_vcpu_bind(CPUState *cpu, unsigned int plane_id,
 
     assert(index < set->nr_vcpus && plane_id < set->nr_planes);
     cpu->plane_id = plane_id;
-    qatomic_set(&cpu->plane_current, &set->current_plane[index]);
+    /* Not yet in Plane::vcpus: only the home state may ever run now */
+    qatomic_set(&cpu->plane_current,
+                !plane_id || index == PLANE_HOME_INDEX ?
+                &set->current_plane[index] : &plane_dormant_word);
 }
 
 /* The planes reset first (resettable children), then the set. */
@@ -134,6 +222,9 @@ static void plane_set_reset_hold(Object *obj, ResetType type)
     for (unsigned int i = 0; i < set->nr_vcpus; i++) {
         qatomic_set(&set->current_plane[i], 0);
         set->pending[i] = (PlanePending) { .kind = PLANE_PENDING_NONE };
+    }
+    for (unsigned int p = 1; p < set->nr_planes; p++) {
+        plane_bind_states(set->planes[p]);     /* enabled states are gone */
     }
     set->configured = false;
     set->activating = false;

@@ -16,10 +16,13 @@
 #include "plane-internal.h"
 #include "trace.h"
 
+/* How @plane's vCPU state that runs for @cpu_index polls */
 static PlaneSwitchPoll *plane_switch_poll(PlaneSet *set, unsigned int plane,
                                           unsigned int cpu_index)
 {
-    return &set->switch_poll[plane * set->nr_vcpus + cpu_index];
+    unsigned int state = plane_state_index(set->planes[plane], cpu_index);
+
+    return &set->switch_poll[plane * set->nr_vcpus + state];
 }
 
 /*
@@ -32,7 +35,9 @@ static PlaneSwitchPoll *plane_switch_poll(PlaneSet *set, unsigned int plane,
 void plane_switch(PlaneSet *set, unsigned int cpu_index, unsigned int to)
 {
     unsigned int word = qatomic_read(&set->current_plane[cpu_index]);
-    CPUState *to_cpu = plane_cpu(set->planes[to], cpu_index);
+    Plane *to_plane = set->planes[to];
+    CPUState *to_cpu = plane_cpu(to_plane, plane_state_index(to_plane,
+                                                             cpu_index));
 
     assert(bql_locked() && word != to);
     trace_plane_switch(cpu_index, word & ~PLANE_WAITING, to);
@@ -103,6 +108,7 @@ bool plane_poll_switch_in(CPUState *cpu)
     if (!set || !set->switch_poll_ns) {
         return false;
     }
+    /* Its own index: a shared state polls on its home's records */
     index = plane_cpu_index(set, cpu);
     assert(index < set->nr_vcpus);
     /*
@@ -158,8 +164,10 @@ bool plane_poll_switch_in(CPUState *cpu)
 
 void plane_note_state_replaced(Plane *plane, unsigned int cpu_index)
 {
-    PlaneSwitchPoll *poll = plane_switch_poll(plane->set, plane->id,
-                                              cpu_index);
+    PlaneSet *set = plane->set;
+    /* The state of @cpu_index itself, whichever index it runs for */
+    PlaneSwitchPoll *poll = &set->switch_poll[plane->id * set->nr_vcpus +
+                                              cpu_index];
 
     assert(bql_locked());
     qatomic_set(&poll->replaced, poll->replaced + 1);

@@ -34,31 +34,46 @@ static void plane_vcpu_name_thread(PlaneVCPU *pv, const char *tag)
 #endif
 }
 
-/* Planes >= 1: one vCPU state per vCPU index, next to the guest's CPUs. */
+/* Plane >= 1's vCPU state for the guest CPU of index @index. */
+bool plane_create_vcpu(Plane *plane, unsigned int index, Error **errp)
+{
+    PlaneSet *set = plane->set;
+    g_autofree char *vname = g_strdup_printf("vcpu[%u]", index);
+    PlaneVCPU *pv;
+
+    assert(plane->id && index < set->nr_vcpus && !plane->vcpus[index]);
+    pv = PLANE_VCPU(object_new(TYPE_PLANE_VCPU));
+    pv->plane = plane;
+    pv->cpu_index = index;
+    object_property_add_child(OBJECT(plane), vname, OBJECT(pv));
+    object_unref(OBJECT(pv));
+    plane->vcpus[index] = pv;
+    if (set->accel->host_switches_planes) {
+        return true;            /* the host's state, run by index's thread */
+    }
+    pv->cpu = set->accel->vcpu_create(OBJECT(pv), qemu_get_cpu(index),
+                                      plane->id, errp);
+    if (!pv->cpu) {
+        return false;
+    }
+    plane_vcpu_name_thread(pv, set->accel->thread_tag);
+    return true;
+}
+
+/*
+ * Planes >= 1: one vCPU state per vCPU index the machine has now, next to
+ * the guest's CPUs; a CPU plugged later gets its states when it is plugged
+ * (machine_planes_cpu_plugged()).
+ */
 bool plane_create_vcpus(Plane *plane, Error **errp)
 {
     PlaneSet *set = plane->set;
 
-    assert(plane->id);
     plane->vcpus = g_new0(PlaneVCPU *, set->nr_vcpus);
     for (unsigned int i = 0; i < set->nr_vcpus; i++) {
-        g_autofree char *vname = g_strdup_printf("vcpu[%u]", i);
-        PlaneVCPU *pv = PLANE_VCPU(object_new(TYPE_PLANE_VCPU));
-
-        pv->plane = plane;
-        pv->cpu_index = i;
-        object_property_add_child(OBJECT(plane), vname, OBJECT(pv));
-        object_unref(OBJECT(pv));
-        plane->vcpus[i] = pv;
-        if (set->accel->host_switches_planes) {
-            continue;           /* the host's state, run by index i's thread */
-        }
-        pv->cpu = set->accel->vcpu_create(OBJECT(pv), qemu_get_cpu(i),
-                                          plane->id, errp);
-        if (!pv->cpu) {
+        if (plane_index_present(set, i) && !plane_create_vcpu(plane, i, errp)) {
             return false;
         }
-        plane_vcpu_name_thread(pv, set->accel->thread_tag);
     }
     return true;
 }

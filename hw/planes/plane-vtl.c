@@ -6,11 +6,13 @@
  *
  * A plane >= 1 is a uniprocessor unless it enables more states: one
  * shared state serves the VTL calls of every vCPU index, one call at a
- * time.  It lives in the plane's vCPU state of index Plane::home and
- * moves (a register copy) to the caller's index when a call comes from
- * another one; a call that finds it busy waits, its index switched out,
- * until the state is handed back.  Indexes the plane enabled with
- * PLANE_ENABLE_VCPU have a state of their own and run in parallel.
+ * time.  It is the plane's vCPU state of its home index, the boot vCPU's,
+ * for the plane's whole life: a call from another index is served there
+ * (that state runs for the caller's index, whose own plane-1 state never
+ * runs), so its local APIC, timer and device interrupts stay with it.  A
+ * call that finds it busy waits, its index switched out, until the state
+ * is free.  Indexes the plane enabled with PLANE_ENABLE_VCPU have a state
+ * of their own and run in parallel.
  */
 
 #include "qemu/osdep.h"
@@ -25,21 +27,6 @@
 #include "plane-dispatch.h"
 #include "plane-internal.h"
 #include "trace.h"
-
-/* @plane's shared state moves to vCPU index @to. */
-static void plane_move_shared_state(Plane *plane, unsigned int to)
-{
-    PlaneSet *set = plane->set;
-
-    if (plane->home == to) {
-        return;
-    }
-    trace_plane_state_moved(plane->id, plane->home, to);
-    set->accel->copy_parked_state(plane_cpu(plane, to),
-                                  plane_cpu(plane, plane->home));
-    plane_note_state_replaced(plane, to);
-    plane->home = to;
-}
 
 /*
  * The calling area of a VTL call.  A guest calls with the same page
@@ -83,10 +70,12 @@ static void plane_enter_call(Plane *plane, unsigned int index)
         pending->call_after_park = true;
         pv->enabled_fresh = false;
     } else {
-        set->accel->enter_vtl_call(plane_cpu(plane, index),
+        set->accel->enter_vtl_call(plane_cpu(plane,
+                                             plane_state_index(plane, index)),
                                    pending->calling_area);
     }
     pending->kind = PLANE_PENDING_VTL_CALL;
+    plane_bind_states(plane);
     plane_switch(set, index, plane->id);
     if (plane->state == PLANE_STATE_PARKED) {
         plane_set_state(plane, PLANE_STATE_RUNNING);
@@ -94,23 +83,19 @@ static void plane_enter_call(Plane *plane, unsigned int index)
     trace_plane_vtl_call(index, pending->calling_area);
 }
 
-int64_t plane_hc_vtl_call(const PlaneCaller *c, PlaneHcOutcome *out)
+/* Whether plane 1 can take a VTL call now; refused with the reason if not */
+static int64_t plane_vtl_call_target_ready(const PlaneCaller *c,
+                                           Plane *target)
 {
     PlaneSet *set = c->set;
-    Plane *target = set->planes[1];
-    hwaddr ca = c->hc->args[0];
-    int64_t err;
 
-    if (c->plane != 0) {
-        return plane_hc_refuse(c, PLANES_KVM_EPERM, "only plane 0 makes VTL "
-                               "calls");
-    }
     if (set->accel->host_switches_planes &&
         target->state == PLANE_STATE_ACTIVE) {
-        /* The host serves the calls of the one index plane 1 has a state on */
+        /* The host serves the calls of the indexes plane 1 has a state on */
         return plane_hc_refuse(c, PLANES_KVM_EOPNOTSUPP, "the host runs "
-                               "plane 1 only on vCPU %u, where ACTIVATE was "
-                               "called", target->home);
+                               "plane 1 only on its home vCPU %u (the boot "
+                               "vCPU) and on vCPUs it enabled",
+                               target->home);
     }
     switch (target->state) {
     case PLANE_STATE_RUNNING:
@@ -128,7 +113,22 @@ int64_t plane_hc_vtl_call(const PlaneCaller *c, PlaneHcOutcome *out)
         return plane_hc_refuse(c, PLANES_KVM_EBUSY, "planes are still "
                                "booting");
     }
-    err = plane_check_call_area(c, ca);
+    return 0;
+}
+
+int64_t plane_hc_vtl_call(const PlaneCaller *c, PlaneHcOutcome *out)
+{
+    PlaneSet *set = c->set;
+    Plane *target = set->planes[1];
+    hwaddr ca = c->hc->args[0];
+    int64_t err;
+
+    if (c->plane != 0) {
+        return plane_hc_refuse(c, PLANES_KVM_EPERM, "only plane 0 makes VTL "
+                               "calls");
+    }
+    err = plane_vtl_call_target_ready(c, target) ?:
+          plane_check_call_area(c, ca);
     if (err) {
         return err;
     }
@@ -147,10 +147,10 @@ int64_t plane_hc_vtl_call(const PlaneCaller *c, PlaneHcOutcome *out)
         set->pending[c->index].kind = PLANE_PENDING_WAITING;
         set->pending[c->index].wait_seq = ++set->wait_seq;
         plane_switch_out(set, c->index);
-        trace_plane_vtl_call_waits(c->index, target->home);
+        trace_plane_vtl_call_waits(c->index,
+                                   plane_shared_state_serves(target));
         return 0;
     }
-    plane_move_shared_state(target, c->index);
     target->busy = true;
     plane_enter_call(target, c->index);
     return 0;
@@ -184,7 +184,6 @@ static void plane_shared_state_released(Plane *plane)
     plane->busy = false;
     while ((next = plane_oldest_waiter(plane)) >= 0) {
         if (!plane->vcpus[next]->enabled) {
-            plane_move_shared_state(plane, next);
             plane->busy = true;
             plane_enter_call(plane, next);
             return;
@@ -197,12 +196,14 @@ static void plane_shared_state_released(Plane *plane)
 static void plane_resume_caller(PlaneSet *set, unsigned int index,
                                 PlanePending *pending, int64_t ret)
 {
-    unsigned int caller = pending->caller;
+    unsigned int caller = pending->caller, callee = pending->callee;
     CPUState *caller_cpu = plane_cpu(set->planes[caller], index);
 
     set->accel->set_return(caller_cpu, ret);
     plane_switch(set, index, caller);
     *pending = (PlanePending) { .kind = PLANE_PENDING_NONE };
+    /* Switched out by the store above: the shared state is back home */
+    plane_bind_states(set->planes[callee]);
 }
 
 PlaneHcOutcome plane_return(const PlaneCaller *c, uint64_t *ret)
@@ -225,8 +226,10 @@ PlaneHcOutcome plane_return(const PlaneCaller *c, uint64_t *ret)
         plane->busy = false;
         if (next < set->config_count) {
             /* ACTIVATE boots the planes one after the other. */
-            plane_boot(set, next);
             pending->callee = next;
+            plane_boot(set, next);
+            plane_bind_states(plane);
+            plane_bind_states(set->planes[next]);
             plane_switch(set, c->index, next);
             plane_set_state(plane, PLANE_STATE_PARKED);
             plane_set_state(set->planes[next], PLANE_STATE_RUNNING);
@@ -277,7 +280,7 @@ PlaneParkResult plane_park(CPUState *cpu)
     if (!c.set || !c.plane) {
         return PLANE_PARK_NONE;
     }
-    c.index = plane_cpu_index(c.set, cpu);
+    c.index = plane_served_index(c.set, cpu);
     if (c.index >= c.set->nr_vcpus) {
         return PLANE_PARK_NONE;
     }
@@ -318,12 +321,17 @@ int64_t plane_hc_enable_vcpu(const PlaneCaller *c)
                                " (the machine has %u)", index,
                                set->nr_vcpus);
     }
+    if (!plane_index_present(set, index)) {
+        return plane_hc_refuse(c, PLANES_KVM_EINVAL, "vCPU index %" PRIu64
+                               " has no CPU plugged", index);
+    }
     pv = plane->vcpus[index];
     if (pv->enabled) {
         return plane_hc_refuse(c, PLANES_KVM_EINVAL, "plane %u already has "
                                "a state on vCPU %" PRIu64, c->plane, index);
     }
-    if (index == plane->home) {
+    if (index == plane->home || index == plane_shared_state_serves(plane)) {
+        /* its state would start while the shared state serves its call */
         return plane_hc_refuse(c, PLANES_KVM_EINVAL, "vCPU %" PRIu64 " holds "
                                "plane %u's shared state", index, c->plane);
     }
@@ -349,6 +357,7 @@ int64_t plane_hc_enable_vcpu(const PlaneCaller *c)
     set->accel->set_entry_regs(cpu, &regs);
     pv->enabled = true;
     pv->enabled_fresh = true;
+    plane_bind_states(plane);
     trace_plane_vcpu_enabled(c->plane, index, regs.rip);
     return 0;
 }
@@ -380,6 +389,7 @@ static void plane_stopped(Plane *plane)
         }
     }
     plane->busy = false;
+    plane_bind_states(plane);
     plane_set_state(plane, PLANE_STATE_STOPPED);
 }
 
@@ -394,16 +404,15 @@ bool plane_shutdown(CPUState *cpu)
     }
     BQL_LOCK_GUARD();
     plane = set->planes[cpu->plane_id];
+    index = plane_served_index(set, cpu);
     if (plane->state != PLANE_STATE_STOPPED) {
         error_report("planes: plane %u shut down (triple fault) on vCPU %u: "
                      "it is stopped until system reset, and its VTL calls "
-                     "return -%d", plane->id, plane_cpu_index(set, cpu),
-                     PLANES_KVM_EOPNOTSUPP);
+                     "return -%d", plane->id, index, PLANES_KVM_EOPNOTSUPP);
         plane_stopped(plane);
     }
     /* Off the CPU for good: a reset boots the plane again */
     cpu->halted = 1;
-    index = plane_cpu_index(set, cpu);
     if (qatomic_read(&set->current_plane[index]) == plane->id) {
         plane_switch_out(set, index);
     }

@@ -170,9 +170,12 @@ static void plane_reset_hold(Object *obj, ResetType type)
         return;
     }
     plane_region_remove_ram(plane);
-    plane->home = 0;
+    plane->home = PLANE_HOME_INDEX;
     plane->busy = false;
     for (unsigned int i = 0; plane->vcpus && i < plane->set->nr_vcpus; i++) {
+        if (!plane->vcpus[i]) {
+            continue;           /* no CPU plugged there */
+        }
         plane->vcpus[i]->enabled = false;
         plane->vcpus[i]->enabled_fresh = false;
     }
@@ -241,6 +244,9 @@ static void plane_get_vcpus(Object *obj, Visitor *v, const char *name,
     for (unsigned int i = 0; i < plane->set->nr_vcpus; i++) {
         Object *vcpu = plane_vcpu_object(plane, i);
 
+        if (!plane_index_present(plane->set, i)) {
+            continue;           /* no CPU plugged there yet */
+        }
         if (plane->id && !vcpu) {
             break;              /* asked before board init finished */
         }

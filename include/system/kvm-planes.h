@@ -25,7 +25,8 @@ int kvm_planes_max(void);
  * @nr_planes: the machine's number of planes, at most kvm_planes_max()
  * @errp: set on failure, naming the plane and the errno
  *
- * Called before any vCPU exists.  Returns: %true on success.
+ * Called once the vCPUs exist (machine init done), before any runs, as
+ * the VBS-on-KVM series' VMM does.  Returns: %true on success.
  */
 bool kvm_planes_init(unsigned int nr_planes, Error **errp);
 
@@ -54,8 +55,9 @@ int kvm_planes_create_vcpu(unsigned int plane, unsigned long vcpu_id);
  * kvm_planes_memory_fault: a KVM_EXIT_MEMORY_FAULT of @cpu (plane 0) that
  * a plane's view caused becomes a plane-violation report and stops the VM
  *
- * Returns: %false when the exit is not a plane's (no planes, or a private
- * memory conversion), for KVM's own handling.
+ * Returns: %false when the exit is not a plane's (no planes, a private
+ * memory conversion, or a GPA no plane's attributes deny), for KVM's own
+ * handling.
  */
 bool kvm_planes_memory_fault(CPUState *cpu, const struct kvm_run *run);
 

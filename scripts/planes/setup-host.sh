@@ -21,6 +21,9 @@ need_bpo=(meson python3-pycotap qemu-system-x86 qemu-utils
           libvirt-daemon-system libvirt-clients linux-source-6.12)
 # clang with libFuzzer: the guest-input fuzzers (make fuzz, check-fuzz)
 need_pkgs+=(clang libclang-rt-14-dev)
+# OVMF: check-linux boots the Linux pair through UEFI, as the VBS series'
+# images boot
+need_pkgs+=(ovmf)
 # gdb: debugging planes as inferiors (check-gdb)
 need_pkgs+=(gdb)
 

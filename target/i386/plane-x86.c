@@ -63,6 +63,9 @@ CPUState *plane_x86_vcpu_create(Object *parent, CPUState *plane0_cpu,
 
     /* Set before realize: it keeps the state out of hotplug and APIC IDs. */
     plane_vcpu_bind(cs, plane_id, plane0_cpu);
+    /* Not the next free one: a CPU plugged later takes its slot's index */
+    cs->cpu_index = plane_state_cpu_index(plane_set_get(), plane_id,
+                                          plane0_cpu->cpu_index);
     object_property_add_child(parent, "cpu", obj);
     object_unref(obj);
     if (!object_property_set_uint(obj, "apic-id", p0->apic_id, errp)) {

@@ -326,6 +326,38 @@ static void test_negative(const void *opaque)
     }
 }
 
+/*
+ * The VBS series' image writes PLANE_1_LOAD_OFFSET=0x0 and
+ * MEMORY_SIZE=0x60000000: a region over plane 0's own low memory.  CONFIG
+ * refuses it, and the one line it logs says why.
+ */
+static void test_series_default_region(void)
+{
+    g_autofree char *log_path = NULL;
+    g_autofree char *log = NULL;
+    g_autofree char *extra = NULL;
+    g_autofree char *serial = NULL;
+    int fd = g_file_open_tmp("planes-log-XXXXXX", &log_path, NULL);
+    const char *const lines[] = {
+        "RESULT region rax=-22", "ALIVE rax=-1000", "EXIT 0", NULL,
+    };
+    const char *line;
+
+    g_assert(fd >= 0);
+    close(fd);
+    extra = g_strdup_printf("-d guest_errors -D %s", log_path);
+    serial = guest_run_to_exit_accel("tcg", Q35, "test=region p1base=0x0 "
+                                     "p1size=0x60000000", extra);
+    assert_in_order(serial, lines);
+    g_assert(g_file_get_contents(log_path, &log, NULL, NULL));
+    unlink(log_path);
+    line = strstr(log, "planes: CONFIG from plane 0 on vCPU 0 refused (-22): "
+                  "plane 1 region 0x0+0x60000000 starts below 1 MiB "
+                  "(0x100000), in plane 0's own low memory");
+    g_assert(line);
+    g_assert(strstr(line, "cannot be sealed; reserve a region above 1 MiB"));
+}
+
 static uint64_t serial_hex_after(const char *text, const char *key)
 {
     const char *at = strstr(text, key);
@@ -991,17 +1023,23 @@ static void test_violation_stop(const void *opaque)
 }
 
 /*
- * ACTIVATE from vCPU 1: plane 1 boots there, as its BSP, and serves both
- * vCPUs.
+ * ACTIVATE from vCPU 1: plane 1 boots on its home index, vCPU 0's, as its
+ * BSP, and serves both vCPUs.
  */
 static void test_activate_ap(const void *opaque)
 {
     g_autofree char *serial = guest_run_to_exit("q35,planes=2",
                                                 "test=activate-ap");
 
-    g_assert(strstr(serial, "RESULT activate-ap echo1=1 echo0=1\r\n"));
-    /* the state plane 1 boots in is a BSP with index 1's APIC ID */
-    g_assert(strstr(serial, "P1: apicbase=0xfee00900 apic-id=1\r\n"));
+    /*
+     * Plane 1 lives on index 0 either way; TCG serves vCPU 1's call with
+     * that state, the kernel cannot (-95: see the KVM backend's docs).
+     */
+    g_assert(strstr(serial, strcmp(case_accel, "kvm") ?
+                    "RESULT activate-ap echo1=1 echo0=1\r\n" :
+                    "RESULT activate-ap echo1=0 echo0=1\r\n"));
+    /* the state plane 1 boots in is a BSP with the boot vCPU's APIC ID */
+    g_assert(strstr(serial, "P1: apicbase=0xfee00900 apic-id=0\r\n"));
     g_assert(strstr(serial, "EXIT 0"));
 }
 
@@ -1017,6 +1055,15 @@ static void test_plane1_crash(const void *opaque)
 
     guest_start(&run, "q35,planes=2", "test=plane1-crash halt=1",
                 "-no-reboot");
+    if (!strcmp(case_accel, "kvm")) {
+        /* The kernel reports plane 1's shutdown on plane 0's fd: the VM */
+        qtest_set_expected_status(run.qts, 0);
+        qtest_wait_qemu(run.qts);
+        serial = guest_serial(&run);
+        g_assert(strstr(serial, "P1: triple fault"));
+        guest_finish(&run);
+        return;
+    }
     serial = guest_wait_serial(&run, "DONE");
     {
         const char *const lines[] = {
@@ -1103,6 +1150,33 @@ static void send_to_chardev(const char *path, char byte)
 }
 
 /*
+ * Runs the guest with @args and COM2 given to plane 1 on a socket; sends
+ * it 'x' once the guest waits for it.  Returns the serial output.
+ */
+static char *run_with_plane1_com2(const char *args)
+{
+    g_autofree char *dir = g_dir_make_tmp("planes-com2-XXXXXX", NULL);
+    g_autofree char *sock = g_build_filename(dir, "com2.sock", NULL);
+    g_autofree char *extra = NULL;
+    char *serial;
+    GuestRun run;
+
+    g_assert(dir);
+    extra = g_strdup_printf("-no-reboot -chardev socket,id=com2,path=%s,"
+                            "server=on,wait=off -device isa-serial,"
+                            "iobase=0x2f8,irq=3,plane=1,chardev=com2", sock);
+    guest_start(&run, "q35,planes=2", args, extra);
+    g_free(guest_wait_serial(&run, "P0: waiting for input on plane 1's "
+                             "COM2"));
+    send_to_chardev(sock, 'x');
+    serial = guest_wait_serial(&run, "DONE");
+    guest_finish(&run);
+    unlink(sock);
+    rmdir(dir);
+    return serial;
+}
+
+/*
  * A device of plane 1 interrupts plane 1: COM2, given to plane 1 and wired
  * to LINT0 of its boot state, receives a byte while plane 0 runs on that
  * index.  Plane 1 finds the interrupt pending when the next VTL call
@@ -1111,25 +1185,34 @@ static void send_to_chardev(const char *path, char byte)
  */
 static void test_device_irq(void)
 {
-    g_autofree char *dir = g_dir_make_tmp("planes-com2-XXXXXX", NULL);
-    g_autofree char *sock = g_build_filename(dir, "com2.sock", NULL);
-    g_autofree char *extra = NULL, *serial = NULL;
-    GuestRun run;
+    g_autofree char *serial = run_with_plane1_com2("test=device-irq halt=1");
 
-    g_assert(dir);
-    extra = g_strdup_printf("-no-reboot -chardev socket,id=com2,path=%s,"
-                            "server=on,wait=off -device isa-serial,"
-                            "iobase=0x2f8,irq=3,plane=1,chardev=com2", sock);
-    guest_start(&run, "q35,planes=2", "test=device-irq halt=1", extra);
-    g_free(guest_wait_serial(&run, "P0: waiting for input on plane 1's "
-                             "COM2"));
-    send_to_chardev(sock, 'x');
-    serial = guest_wait_serial(&run, "DONE");
     g_assert(strstr(serial, "RESULT device-irq rax=0 taken=1 "
                     "pending-at-entry=1 data=0x78 plane0-interrupts=0\r\n"));
-    guest_finish(&run);
-    unlink(sock);
-    rmdir(dir);
+}
+
+/*
+ * Plane 1 stays whole on its home index, vCPU 0's: ACTIVATE from vCPU 1
+ * boots it there (APIC ID 0, BSP) and it starts its local APIC timer
+ * while it boots; every VTL call comes from vCPU 0.  In those calls its
+ * timer ticks (periodic, vector 0x52, APIC software-enabled) and its own
+ * COM2's interrupt reaches it; plane 0 gets no interrupt of either.
+ * Last, vCPU 1 calls once, and plane 1 may not enable a state of its own
+ * on vCPU 1 while its shared state serves that very call.
+ */
+static void test_home_index(void)
+{
+    g_autofree char *serial = run_with_plane1_com2("test=home halt=1 "
+                                                   "p1cmd=timer=1");
+
+    g_assert(strstr(serial, "RESULT home rax=0 ticks-enough=1 "
+                    "lvt-timer=0x20052 svr=0x1ff apic-id=0 taken=1 "
+                    "data=0x78 plane0-interrupts=0\r\n"));
+    g_assert(strstr(serial, "P1: apicbase=0xfee00900 apic-id=0\r\n"));
+    g_assert(strstr(serial, "P1: local APIC timer running\r\n"));
+    /* PLANE_ENABLE_VCPU for vCPU 1 in vCPU 1's call: -EINVAL, all fine */
+    g_assert(strstr(serial, "RESULT home-enable-served status=-22 "
+                    "echo0=1\r\n"));
 }
 
 /*
@@ -1281,5 +1364,9 @@ int main(int argc, char **argv)
                    test_virtio_plane);
     qtest_add_func("/planes/tcg/devices/irq-to-owning-plane",
                    test_device_irq);
+    qtest_add_func("/planes/tcg/vtl/plane1-stays-on-home-index",
+                   test_home_index);
+    qtest_add_func("/planes/tcg/config/series-default-region",
+                   test_series_default_region);
     return g_test_run();
 }

@@ -271,6 +271,17 @@ static int64_t cpu0_thread_id(QTestState *qts, GList **events)
     return tid;
 }
 
+/* The thread the model saw make vCPU @id of plane @plane, or -1. */
+static int64_t model_vcpu_tid(const char *text, int plane, int id)
+{
+    g_autofree char *key = g_strdup_printf("vcpu plane=%d id=%d fd=",
+                                           plane, id);
+    const char *line = strstr(text, key);
+    const char *tid = line ? strstr(line, " tid=") : NULL;
+
+    return tid ? g_ascii_strtoll(tid + strlen(" tid="), NULL, 10) : -1;
+}
+
 /*
  * The seed kernel's model, the whole way: a VTL call before ACTIVATE, and
  * CONFIG and ACTIVATE, exit to QEMU and get the dispatcher's answers;
@@ -455,24 +466,278 @@ static void test_model_fault_policy_refused(void)
                   "tcg\n");
 }
 
-/* planes=1 on a planes kernel is stock KVM: no plane, no exit asked for. */
-static void test_model_planes1_stock(void)
+/*
+ * ACTIVATE from vCPU 1 (the series' guest activates from an unpinned
+ * initcall): plane 1 gets its vCPU on index 0, the kernel's boot vCPU,
+ * made on index 0's thread, and the VTL calls of vCPU 0 (where the
+ * series' guest pins them) enter it in the kernel.  vCPU 1 has no
+ * plane-1 vCPU: its call reaches QEMU, which refuses it.
+ */
+static void test_model_activate_from_vcpu1(void)
+{
+    g_autofree char *log = model_setup("seed", "await-plane1,vtlcall",
+                                       "config,activate,await-go,vtlcall");
+    g_autofree char *go = g_strconcat(log, ".go", NULL);
+    g_autofree char *text = NULL;
+    GList *events = NULL;
+    QTestState *qts;
+    int64_t cpu0_tid;
+
+    g_setenv("KVM_MODEL_GO", go, true);
+    qts = qtest_init("-accel kvm -machine q35,planes=2 -smp 2 -m 512M "
+                     "-nodefaults");
+    model_unset();
+    cpu0_tid = cpu0_thread_id(qts, &events);
+    text = model_wait_log(log, "vcpu 0 hc 15 ");
+    if (!strstr(text, "vcpu 0 hc 15 handled in the kernel\n")) {
+        model_log_print(text);
+    }
+    g_assert_null(strstr(text, "vcpu 0 hc 15 ret"));
+    g_assert_nonnull(strstr(text, "vcpu 0 hc 15 handled in the kernel\n"));
+    g_clear_pointer(&text, g_free);
+    g_assert(g_file_set_contents(go, "", 0, NULL));
+    g_free(model_wait_log(log, "vcpu 1 hc 15 ret"));
+    qmp_free_events(&events);
+    qtest_quit(qts);
+
+    text = model_log(log);
+    assert_in_order(text, "vcpu 1 step activate\n", "vcpu plane=1 id=0 ");
+    assert_in_order(text, "vcpu plane=1 id=0 ", "plane1 enter vcpu=0 ok ");
+    g_assert_nonnull(strstr(text, "vcpu 1 hc 14 ret 0\n"));
+    /* made on vCPU 0's thread, though vCPU 1 called ACTIVATE */
+    g_assert_cmpint(model_vcpu_tid(text, 1, 0), ==, cpu0_tid);
+    assert_in_order(text, "vcpu 1 hc 14 ret 0\n", "vcpu 1 hc 15 ret -95\n");
+    g_assert_null(strstr(text, "vcpu plane=1 id=1"));
+    assert_no_violation(text);
+    g_unsetenv("KVM_MODEL_GO");
+    unlink(go);
+    unlink(log);
+}
+
+/*
+ * QEMU with "-machine @machine" and the isa-debug-exit that plane 0's
+ * script "exit" ends it with; returns the model's log.
+ */
+static char *model_run_to_exit(const char *machine)
 {
     g_autofree char *log = model_setup("seed", "exit", NULL);
-    g_autofree char *out = NULL, *err = NULL, *text = NULL;
-    int rc = run_qemu("-accel kvm -machine q35 -m 256M -nodefaults "
-                      "-display none -device isa-debug-exit,iobase=0xf4,"
-                      "iosize=0x04", &out, &err);
+    g_autofree char *args = g_strdup_printf(
+        "-accel kvm -machine %s -m 256M -nodefaults -display none -device "
+        "isa-debug-exit,iobase=0xf4,iosize=0x04", machine);
+    g_autofree char *out = NULL, *err = NULL;
+    int rc = run_qemu(args, &out, &err);
+    char *text;
 
     model_unset();
     text = model_log(log);
-    g_assert_cmpint(rc, ==, 1);
+    g_assert_cmpint(rc, ==, 1);     /* isa-debug-exit with value 0 */
     g_assert_nonnull(strstr(text, "vcpu 0 step exit\n"));
+    unlink(log);
+    return text;
+}
+
+/*
+ * The planes are made once the vCPUs exist and before any runs, as the
+ * series' VMM makes them; the irqchip was split before all that.
+ */
+static void test_model_planes_after_vcpus(void)
+{
+    g_autofree char *text = model_run_to_exit("q35,planes=2 -smp 2");
+
+    assert_in_order(text, "irqchip split\n", "vcpu plane=0 id=0 ");
+    assert_in_order(text, "vcpu plane=0 id=1 ", "plane 1 fd=");
+    assert_in_order(text, "plane 1 fd=", "vcpu 0 step exit\n");
+    assert_no_violation(text);
+}
+
+/*
+ * A memory fault outside every range a plane's attributes deny is not a
+ * plane violation: stock QEMU's handling (a RAM page that is not
+ * guest_memfd cannot be converted: the VM stops), no report.
+ */
+static void test_model_fault_outside_planes(void)
+{
+    g_autofree char *log = model_setup("seed", "config,activate,vtlcall,"
+                                       "fault-ram", NULL);
+    g_autofree char *text = NULL;
+    GList *events = NULL;
+    QTestState *qts;
+    QDict *plane;
+
+    qts = qtest_init("-accel kvm -machine q35,planes=2 -m 512M -nodefaults");
+    model_unset();
+    g_free(model_wait_log(log, "vcpu 0 step fault-ram"));
+    wait_status(qts, &events, "internal-error");
+    g_assert_cmpint(qmp_count_events(events, "PLANE_MEMORY_VIOLATION"), ==,
+                    0);
+    plane = query_plane(qts, &events, 0);
+    g_assert_cmpuint(qdict_get_int(plane, "memory-violations"), ==, 0);
+    qobject_unref(plane);
+    qmp_free_events(&events);
+    qtest_quit(qts);
+    text = model_log(log);
+    assert_no_violation(text);
+    unlink(log);
+}
+
+/*
+ * What plane 1 does inside the kernel's switch reaches QEMU on plane 0's
+ * vCPU fd: its port I/O and MMIO go to the machine's devices (plane 0's,
+ * all of them under KVM), and its triple fault is a shutdown exit, which
+ * QEMU turns into a reset, and which powers the VM off as any reset
+ * after ACTIVATE does (the kernel keeps plane 1).
+ */
+static void test_model_plane1_exits(void)
+{
+    g_autofree char *log = model_setup("seed", "await-go,config,activate,"
+                                       "vtlcall,p1-out:0x3f8:0x4b,"
+                                       "p1-in:0x3fd,"
+                                       "p1-mmio-write:0xfec00000:1,"
+                                       "p1-mmio-read:0xfec00010,vtlcall,"
+                                       "p1-shutdown", NULL);
+    g_autofree char *serial = g_strconcat(log, ".serial", NULL);
+    g_autofree char *go = g_strconcat(log, ".go", NULL);
+    g_autofree char *args = g_strdup_printf(
+        "-accel kvm -machine q35,planes=2 -m 512M -nodefaults -chardev "
+        "file,id=s,path=%s -device isa-serial,chardev=s", serial);
+    g_autofree char *text = NULL, *out = NULL;
+    QTestState *qts;
+    QDict *ev;
+
+    g_setenv("KVM_MODEL_GO", go, true);
+    qts = qtest_init(args);
+    model_unset();
+    /* QEMU powers off at the end: QMP must be up before plane 0 runs */
+    g_assert(g_file_set_contents(go, "", 0, NULL));
+    text = model_wait_log(log, " violations=");
+    ev = qtest_qmp_eventwait_ref(qts, "SHUTDOWN");
+    g_assert(shutdown_match(ev, "host-error"));
+    qobject_unref(ev);
+    qtest_wait_qemu(qts);
+    qtest_quit(qts);
+
+    assert_in_order(text, "plane1 enter vcpu=0 ok ",
+                    "plane1 exit vcpu=0 p1-out:0x3f8:0x4b\n");
+    g_assert_nonnull(strstr(text, "plane1 io-in vcpu=0 port 0x3fd "
+                            "data 0x60\n"));
+    /* the I/O APIC's version register: QEMU's, version 0x20, 24 pins */
+    g_assert_nonnull(strstr(text, "plane1 mmio-read vcpu=0 0xfec00010 "
+                            "data 0x170020\n"));
+    assert_in_order(text, "plane1 exit vcpu=0 p1-shutdown\n",
+                    "vcpu 0 reset 1\n");
+    assert_no_violation(text);
+    g_assert(g_file_get_contents(serial, &out, NULL, NULL));
+    g_assert_cmpstr(out, ==, "K");
+    g_unsetenv("KVM_MODEL_GO");
+    unlink(go);
+    unlink(serial);
+    unlink(log);
+}
+
+/*
+ * KVM_CREATE_PLANE needs the split irqchip, and the kernel refuses to
+ * split it once a plane exists: QEMU refuses another irqchip before it
+ * asks for a plane.
+ */
+static void test_model_irqchip_refused(void)
+{
+    model_refusal("seed", "-accel kvm,kernel-irqchip=on -machine q35,"
+                  "planes=2 -nodefaults -display none",
+                  "qemu-system-x86_64: -machine planes=2: VM planes need "
+                  "kernel-irqchip=split (the default with planes > 1), not "
+                  "kernel-irqchip=on\n");
+}
+
+/* @r is -1 with errno @err, as the kernel refuses. */
+#define assert_refused(r, err) do {             \
+        int r_ = (r);                           \
+        g_assert_cmpint(r_, ==, -1);            \
+        g_assert_cmpint(errno, ==, (err));      \
+    } while (0)
+
+/*
+ * In a child with the model preloaded: the model answers the ioctls
+ * QEMU never issues as the planes kernel does (the functions are cited
+ * in the model), so that QEMU is checked against the right rules.
+ */
+static void model_probe_kernel_rules(void)
+{
+    struct kvm_enable_cap split = {
+        .cap = KVM_CAP_SPLIT_IRQCHIP, .args = { 24 },
+    };
+    struct kvm_memory_attributes attrs = {
+        .address = 0x100000, .size = 0x1000,
+        .attributes = KVM_MEMORY_ATTRIBUTE_NO_WRITE |
+                      KVM_MEMORY_ATTRIBUTE_NO_EXEC,
+    };
+    struct kvm_irq_routing routing = { .nr = 0 };
+    struct kvm_msi msi = { .address_lo = 0xfee00000, .data = 0x30 };
+    struct kvm_sregs2 sregs2;
+    struct kvm_mp_state mp = { .mp_state = KVM_MP_STATE_RUNNABLE };
+    struct kvm_reg_list regs = { .n = 0 };
+    int kvm = open("/dev/kvm", O_RDWR), vm, plane, vcpu1;
+
+    g_assert_cmpint(ioctl(kvm, KVM_CHECK_EXTENSION, KVM_CAP_PLANES), ==, 1);
+    vm = ioctl(kvm, KVM_CREATE_VM, 0);
+    g_assert_cmpint(ioctl(vm, KVM_CHECK_EXTENSION, KVM_CAP_PLANES), ==, 1);
+    assert_refused(ioctl(vm, KVM_CREATE_PLANE, 1), EINVAL);
+    g_assert_cmpint(ioctl(vm, KVM_ENABLE_CAP, &split), ==, 0);
+    g_assert_cmpint(ioctl(vm, KVM_CHECK_EXTENSION, KVM_CAP_PLANES), ==, 2);
+    g_assert_cmphex(ioctl(vm, KVM_CHECK_EXTENSION,
+                          KVM_CAP_MEMORY_ATTRIBUTES), ==, 0x30);
+    g_assert_cmpint(ioctl(vm, KVM_SET_MEMORY_ATTRIBUTES, &attrs), ==, 0);
+    g_assert_cmpint(ioctl(vm, KVM_CREATE_VCPU, 0), >=, 0);
+    vcpu1 = ioctl(vm, KVM_CREATE_VCPU, 1);
+    plane = ioctl(vm, KVM_CREATE_PLANE, 1);
+    g_assert_cmpint(plane, >=, 0);
+    assert_refused(ioctl(vm, KVM_CREATE_PLANE, 1), EEXIST);
+    assert_refused(ioctl(vm, KVM_ENABLE_CAP, &split), EEXIST);
+    assert_refused(ioctl(vm, KVM_CREATE_IRQCHIP, 0), EINVAL);
+    g_assert_cmpint(ioctl(plane, KVM_CHECK_EXTENSION, KVM_CAP_PLANES), ==, 0);
+    g_assert_cmphex(ioctl(plane, KVM_CHECK_EXTENSION,
+                          KVM_CAP_MEMORY_ATTRIBUTES), ==, 0x30);
+    g_assert_cmpint(ioctl(plane, KVM_SIGNAL_MSI, &msi), >=, 0);
+    g_assert_cmpint(ioctl(plane, KVM_SET_GSI_ROUTING, &routing), ==, 0);
+    /* a plane vCPU, made on the thread that made its plane-0 sibling */
+    vcpu1 = ioctl(plane, KVM_CREATE_VCPU, 1);
+    g_assert_cmpint(vcpu1, >=, 0);
+    g_assert_cmpint(ioctl(vcpu1, KVM_GET_SREGS2, &sregs2), ==, 0);
+    g_assert_cmpint(ioctl(vcpu1, KVM_SET_SREGS2, &sregs2), ==, 0);
+    g_assert_cmpint(ioctl(vcpu1, KVM_GET_REG_LIST, &regs), ==, 0);
+    assert_refused(ioctl(vcpu1, KVM_SET_MP_STATE, &mp), EINVAL);
+    assert_refused(ioctl(vcpu1, KVM_RUN, 0), EINVAL);
+}
+
+static void test_model_kernel_rules(void)
+{
+    g_autofree char *log = NULL, *text = NULL;
+
+    if (g_test_subprocess()) {
+        model_probe_kernel_rules();
+        return;
+    }
+    log = model_setup("seed", NULL, NULL);
+    g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+    model_unset();
+    text = model_log(log);
+    if (!g_test_trap_has_passed()) {
+        model_log_print(text);
+    }
+    g_test_trap_assert_passed();
+    /* each refusal above, and only those, logged as the kernel's */
+    g_assert_nonnull(strstr(text, " violations=6\n"));
+    unlink(log);
+}
+
+/* planes=1 on a planes kernel is stock KVM: no plane, no exit asked for. */
+static void test_model_planes1_stock(void)
+{
+    g_autofree char *text = model_run_to_exit("q35");
+
     g_assert_null(strstr(text, "plane 1 fd="));
     g_assert_null(strstr(text, "exit-hypercalls"));
     g_assert_null(strstr(text, "probe"));
     assert_no_violation(text);
-    unlink(log);
 }
 
 /*
@@ -517,6 +782,18 @@ int main(int argc, char **argv)
                    test_model_fault_policy_refused);
     qtest_add_func("/planes/kvm/model/planes1-stock",
                    test_model_planes1_stock);
+    qtest_add_func("/planes/kvm/model/activate-from-vcpu1",
+                   test_model_activate_from_vcpu1);
+    qtest_add_func("/planes/kvm/model/planes-after-vcpus",
+                   test_model_planes_after_vcpus);
+    qtest_add_func("/planes/kvm/model/fault-outside-planes",
+                   test_model_fault_outside_planes);
+    qtest_add_func("/planes/kvm/model/plane1-exits",
+                   test_model_plane1_exits);
+    qtest_add_func("/planes/kvm/model/irqchip-on-refused",
+                   test_model_irqchip_refused);
+    qtest_add_func("/planes/kvm/model/kernel-rules",
+                   test_model_kernel_rules);
     qtest_add_func("/planes/kvm/model/debug-refused",
                    test_model_debug_refused);
     qtest_add_func("/planes/kvm/refused-without-cap", test_kvm_refusal);

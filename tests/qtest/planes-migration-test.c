@@ -545,12 +545,89 @@ static void test_virtio_device(void)
     unlink(path);
 }
 
+/*
+ * The -device options of the first slot of query-hotpluggable-cpus that
+ * has no CPU: "TYPE,socket-id=S,core-id=C,thread-id=T".
+ */
+static char *free_cpu_slot(QTestState *qts)
+{
+    g_autoptr(QDict) resp = qtest_qmp(qts, "{ 'execute': "
+                                      "'query-hotpluggable-cpus' }");
+    const QListEntry *e;
+
+    QLIST_FOREACH_ENTRY(qdict_get_qlist(resp, "return"), e) {
+        QDict *slot = qobject_to(QDict, qlist_entry_obj(e));
+        QDict *props = qdict_get_qdict(slot, "props");
+
+        if (!qdict_haskey(slot, "qom-path")) {
+            return g_strdup_printf("%s,socket-id=%" PRId64 ",core-id=%"
+                                   PRId64 ",thread-id=%" PRId64,
+                                   qdict_get_str(slot, "type"),
+                                   qdict_get_int(props, "socket-id"),
+                                   qdict_get_int(props, "core-id"),
+                                   qdict_get_int(props, "thread-id"));
+        }
+    }
+    g_assert_not_reached();
+}
+
+/* The second number of the guest's latest "migrate rounds A B" line. */
+static uint64_t vcpu1_rounds(GuestRun *run)
+{
+    g_autofree char *text = guest_serial(run);
+    const char *last = g_strrstr(text, "P0: migrate rounds ");
+    char *end;
+
+    g_assert(last);
+    g_ascii_strtoull(last + strlen("P0: migrate rounds "), &end, 10);
+    return g_ascii_strtoull(end, NULL, 10);
+}
+
+/*
+ * A CPU plugged into a running planes=2 VM (-smp 1,maxcpus=2, then
+ * device_add) comes up with its plane states and makes VTL calls; the VM
+ * then migrates to a destination that has the CPU on its command line,
+ * where both vCPUs' calls go on, none lost or answered twice.
+ */
+static void test_cpu_hotplug(void)
+{
+    g_autofree char *sock = g_strdup_printf("unix:%s/planes-hp-%d.sock",
+                                            g_get_tmp_dir(), getpid());
+    g_autofree char *slot = NULL, *extra = NULL, *cmd = NULL, *out = NULL;
+    g_autoptr(QDict) p1 = NULL;
+    GuestRun a, b;
+    size_t at = 0;
+
+    guest_start_accel(&a, "tcg", MACHINE, "test=migrate waitap=1",
+                      "-smp 1,maxcpus=2");
+    guest_wait_serial(&a, "P0: waiting for vCPU 1 to be plugged");
+    slot = free_cpu_slot(a.qts);
+    cmd = g_strdup_printf("device_add %s,id=cpu1", slot);
+    out = qtest_hmp(a.qts, "%s", cmd);
+    g_assert_cmpstr(out, ==, "");
+    p1 = query_plane(a.qts, 1);
+    g_assert_cmpint(qlist_size(qdict_get_qlist(p1, "vcpus")), ==, 2);
+    /* vCPU 1's VTL calls are answered */
+    do {
+        at = wait_progress(&a, at);
+    } while (vcpu1_rounds(&a) == 0);
+    extra = g_strdup_printf("-smp 1,maxcpus=2 -device %s,id=cpu1 -S "
+                            "-incoming %s", slot, sock);
+    guest_start_accel(&b, "tcg", MACHINE, "test=migrate waitap=1", extra);
+    migrate_to(&a, &b, sock);
+    guest_finish(&a);
+    at = wait_progress(&b, 0);
+    at = wait_progress(&b, at);
+    finish_guest(&b);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     qtest_add_func("/planes/tcg/migration/savevm-loadvm",
                    test_savevm_loadvm);
     qtest_add_func("/planes/tcg/migration/live-twice", test_live);
+    qtest_add_func("/planes/tcg/migration/cpu-hotplug", test_cpu_hotplug);
     qtest_add_func("/planes/tcg/migration/planes-mismatch",
                    test_planes_mismatch);
     qtest_add_func("/planes/tcg/migration/planes1-stock",

@@ -56,9 +56,6 @@ static const PlanesErrorCase planes_error_cases[] = {
       "-machine planes=2: machine type 'none' does not support planes" },
     { "-machine microvm,planes=2",
       "-machine planes=2: machine type 'microvm' does not support planes" },
-    { "-machine q35,planes=2 -smp 1,maxcpus=2",
-      "-machine planes=2: CPU hotplug is not supported with planes; "
-      "use -smp maxcpus=1 (equal to cpus)" },
     { "-machine q35,planes=2 -accel qtest -qtest null",
       "-machine planes=2: the QTest accelerator does not support planes" },
     { "-machine q35,planes=2,plane-switch-poll-ns=10000001",
@@ -503,6 +500,66 @@ static void test_planes_cpus_unchanged(void)
     qtest_quit(four);
 }
 
+/* The vCPU indexes plane @id lists in query-planes, as "0,1,2". */
+static char *plane_indexes(QTestState *qts, int id)
+{
+    g_autoptr(QDict) resp = qtest_qmp(qts, "{ 'execute': 'query-planes' }");
+    QList *planes = qdict_get_qlist(resp, "return");
+    GString *s = g_string_new("");
+    const QListEntry *e;
+
+    QLIST_FOREACH_ENTRY(planes, e) {
+        QDict *p = qobject_to(QDict, qlist_entry_obj(e));
+        const QListEntry *v;
+
+        if (qdict_get_int(p, "id") != id) {
+            continue;
+        }
+        QLIST_FOREACH_ENTRY(qdict_get_qlist(p, "vcpus"), v) {
+            QDict *vcpu = qobject_to(QDict, qlist_entry_obj(v));
+
+            g_string_append_printf(s, "%s%" PRId64, s->len ? "," : "",
+                                   qdict_get_int(vcpu, "cpu-index"));
+        }
+    }
+    return g_string_free(s, false);
+}
+
+/*
+ * The VBS series' launch line has -smp 3,maxcpus=4: the fourth CPU
+ * plugged into a running planes=2 VM gets its plane-1 state; unplug is
+ * refused.
+ */
+static void test_planes_cpu_hotplug(void)
+{
+    QTestState *qts = qtest_init("-machine q35,planes=2 -accel tcg "
+                                 "-smp 3,maxcpus=4 -nodefaults");
+    g_autoptr(QDict) resp = NULL;
+    g_autofree char *before0 = plane_indexes(qts, 0);
+    g_autofree char *before1 = plane_indexes(qts, 1);
+    g_autofree char *after0 = NULL, *after1 = NULL;
+    g_autoptr(QList) cpus = NULL;
+
+    g_assert_cmpstr(before0, ==, "0,1,2");
+    g_assert_cmpstr(before1, ==, "0,1,2");
+    qtest_qmp_assert_success(qts, "{ 'execute': 'device_add', 'arguments': "
+                             "{ 'driver': 'qemu64-x86_64-cpu', 'id': 'cpu3', "
+                             "'socket-id': 0, 'core-id': 3, "
+                             "'thread-id': 0 } }");
+    after0 = plane_indexes(qts, 0);
+    after1 = plane_indexes(qts, 1);
+    g_assert_cmpstr(after0, ==, "0,1,2,3");
+    g_assert_cmpstr(after1, ==, "0,1,2,3");
+    cpus = query_cpus_fast(qts);
+    g_assert_cmpint(qlist_size(cpus), ==, 4);
+    resp = qtest_qmp(qts, "{ 'execute': 'device_del', 'arguments': "
+                     "{ 'id': 'cpu3' } }");
+    g_assert_cmpstr(qdict_get_str(qdict_get_qdict(resp, "error"), "desc"),
+                    ==, "-machine planes=2: CPU hot-unplug is not supported "
+                    "with planes");
+    qtest_quit(qts);
+}
+
 /* info planes: one aligned row per plane with the same data. */
 static void test_planes_hmp(const void *opaque)
 {
@@ -675,6 +732,7 @@ int main(int argc, char **argv)
         qtest_add_data_func(hmp, GUINT_TO_POINTER(n), test_planes_hmp);
     }
     qtest_add_func("/planes/cpus-unchanged", test_planes_cpus_unchanged);
+    qtest_add_func("/planes/cpu-hotplug", test_planes_cpu_hotplug);
     qtest_add_func("/planes/qom-alias", test_planes_qom_alias);
     qtest_add_func("/planes/event", test_planes_event);
     qtest_add_func("/planes/migration-allowed",

@@ -73,8 +73,9 @@ struct PlaneAccelClass {
 
     /*
      * init_host: check that this host and accelerator can run @planes
-     * planes on @ms and create what the host needs for them (KVM: the
-     * kernel's planes); called once, before any vCPU is created.
+     * planes on @ms and prepare what the host needs for them (KVM makes
+     * the kernel's planes later, once the vCPUs exist); called once,
+     * before any vCPU is created.
      * Optional: without it, any number up to PLANES_MAX is fine.
      */
     bool (*init_host)(MachineState *ms, unsigned int planes, Error **errp);

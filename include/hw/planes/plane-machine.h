@@ -43,4 +43,11 @@ bool machine_planes_init(MachineState *ms, Error **errp);
 /* Creates the vCPU states of planes >= 1; called once the board has CPUs. */
 bool machine_planes_create_vcpus(MachineState *ms, Error **errp);
 
+/*
+ * A guest CPU plugged after board init (-device, device_add) joins the
+ * planes: its plane states are created before the guest is told of it.
+ */
+bool machine_planes_cpu_plugged(MachineState *ms, CPUState *cpu,
+                                Error **errp);
+
 #endif

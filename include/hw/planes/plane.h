@@ -25,6 +25,13 @@
  */
 #define PLANE_WAITING (1u << 31)
 
+/*
+ * The vCPU index whose vCPU state is a plane's shared state (Plane::home):
+ * the boot vCPU's, as a uniprocessor guest boots on its BSP.  Its local
+ * APIC, timer and device interrupts stay with it.
+ */
+#define PLANE_HOME_INDEX 0
+
 #define TYPE_PLANE "plane"
 OBJECT_DECLARE_SIMPLE_TYPE(Plane, PLANE)
 
@@ -89,8 +96,9 @@ struct Plane {
     PlaneVCPU **vcpus;
     /*
      * A plane >= 1 is a uniprocessor unless it enables more states: its
-     * one shared state lives in the vCPU state of index @home, and is
-     * @busy while it runs there (under the BQL).
+     * one shared state is its vCPU state of index @home, the boot vCPU's
+     * (PLANE_HOME_INDEX), for the plane's whole life, whichever index
+     * calls; it is @busy while it serves a call or boots (under the BQL).
      */
     unsigned int home;
     bool busy;
@@ -125,7 +133,7 @@ typedef struct PlaneSwitchPoll {
     int host_cpu;
     /*
      * Under the BQL: bumped whenever the core overwrites the state's
-     * registers (a plane's shared state moved in, PLANE_ENABLE_VCPU), and
+     * registers (ACTIVATE's boot, PLANE_ENABLE_VCPU), and
      * its value when the state was last switched out.  A state replaced
      * meanwhile must not go on in the translated code it left.
      */
@@ -173,7 +181,10 @@ struct PlaneSet {
 
     const PlaneAccelClass *accel;
     unsigned int nr_planes;
+    /* Every possible vCPU index (-smp maxcpus): CPUs may be plugged later */
     unsigned int nr_vcpus;
+    /* Whether board init made the states of planes >= 1 (BQL) */
+    bool vcpus_created;
     Plane **planes;
     /*
      * current_plane[i]: the plane that runs on vCPU index i (initially 0),
@@ -199,7 +210,8 @@ struct PlaneSet {
     /*
      * How long a vCPU state switched out by its own hypercall polls for
      * the switch back before it sleeps (0: never polls), and, by plane
-     * and vCPU index (plane * nr_vcpus + index), how each state polls.
+     * and the vCPU index of the state (plane * nr_vcpus + index: a shared
+     * state's home index, whichever index it serves), how each polls.
      */
     uint64_t switch_poll_ns;
     PlaneSwitchPoll *switch_poll;
@@ -242,6 +254,22 @@ bool plane_is_current(Plane *plane, unsigned int cpu_index);
 unsigned int plane_running_on(Plane *plane);
 
 /**
+ * plane_index_present: whether the guest has a CPU of index @cpu_index
+ * now.  The plane set covers every possible CPU (-smp maxcpus); an index
+ * gets its plane states when its CPU is plugged.
+ */
+bool plane_index_present(PlaneSet *set, unsigned int cpu_index);
+
+/**
+ * plane_state_cpu_index: the CPUState::cpu_index of plane @plane_id's
+ * state on vCPU index @cpu_index, past every possible guest CPU's, so
+ * that a CPU plugged later keeps the index of its slot.  For backends'
+ * vcpu_create, before realize.
+ */
+int plane_state_cpu_index(PlaneSet *set, unsigned int plane_id,
+                          unsigned int cpu_index);
+
+/**
  * plane_cpu: the vCPU state of @plane on @cpu_index (%NULL for a plane
  * >= 1 before board init has created its states, and always where the
  * host switches planes: there the state is the host's).
@@ -265,6 +293,27 @@ int64_t plane_vcpu_thread_id(PlaneVCPU *pv);
  * @cpu->plane_id; @set->nr_vcpus when it is none of @set's.
  */
 unsigned int plane_cpu_index(PlaneSet *set, CPUState *cpu);
+
+/**
+ * plane_state_index: the vCPU index whose vCPU state runs @plane for
+ * vCPU index @cpu_index: @cpu_index itself for plane 0 and for a state
+ * the plane enabled there (PLANE_ENABLE_VCPU), the plane's home index
+ * (its shared state) otherwise.
+ */
+unsigned int plane_state_index(Plane *plane, unsigned int cpu_index);
+
+/**
+ * plane_shared_state_serves: the vCPU index whose VTL call (or ACTIVATE)
+ * @plane's shared state serves now, its home index when none (BQL held).
+ */
+unsigned int plane_shared_state_serves(Plane *plane);
+
+/**
+ * plane_served_index: the vCPU index @cpu, a vCPU state of @set, runs
+ * for: its own one, or for a plane's shared state the index whose call
+ * it serves.  @set->nr_vcpus when @cpu is none of @set's (BQL held).
+ */
+unsigned int plane_served_index(PlaneSet *set, CPUState *cpu);
 
 /**
  * plane_vcpu_bind: make @cpu, not yet realized, the vCPU state of plane

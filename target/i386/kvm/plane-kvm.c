@@ -12,11 +12,14 @@
  * >= 1 vCPU is only an fd of the plane, made and loaded on that thread
  * with the state ioctls the kernel allows on it.  What reaches QEMU are
  * CONFIG (13), ACTIVATE (14) and a VTL call (15) from an index without a
- * plane-1 vCPU: the shared dispatcher answers them.  ACTIVATE gives plane
- * 1 its vCPU on the calling index, entering the boot state at the first
- * VTL call from there (the seed's VMM boots it as lazily); the kernel
- * denies plane 0 what plane 1's SET_MEM_ATTRS denies, and reports a
- * violation as KVM_EXIT_MEMORY_FAULT (accel/kvm/kvm-planes.c).
+ * plane-1 vCPU: the shared dispatcher answers them.  The planes are
+ * created once the vCPUs exist, before any runs (as the seed's VMM does).
+ * ACTIVATE, from whichever index, gives plane 1 its vCPU on index 0, the
+ * kernel's boot vCPU, on that index's thread; it enters the boot state at
+ * the first VTL call from index 0 (the seed's VMM boots it as lazily),
+ * and serves the VTL calls of index 0 only.  The kernel denies plane 0
+ * what plane 1's SET_MEM_ATTRS denies, and reports a violation as
+ * KVM_EXIT_MEMORY_FAULT (accel/kvm/kvm-planes.c).
  *
  * The RFC family's kernels, which leave the switching to userspace
  * (KVM_CREATE_VCPU_PLANE, kvm_run.plane), are recognised and refused, as
@@ -32,6 +35,7 @@
 #include "system/kvm_int.h"
 #include "system/runstate.h"
 #include "system/reset.h"
+#include "system/system.h"
 #include "system/kvm-planes.h"
 #include "hw/core/cpu.h"
 #include "hw/planes/plane.h"
@@ -52,9 +56,20 @@
     MAKE_64BIT_MASK(PLANE_KVM_HC_FIRST, \
                     PLANE_KVM_HC_LAST - PLANE_KVM_HC_FIRST + 1)
 
+/*
+ * The index plane 1 lives on.  The kernel makes a new vCPU runnable only
+ * if it is the VM's boot vCPU (KVM id 0, index 0: kvm_arch_vcpu_create()
+ * in arch/x86/kvm/x86.c); any other waits for an INIT that only plane 1's
+ * own local APIC could send, and KVM_SET_MP_STATE is not among the ioctls
+ * a plane vCPU takes.  The series' VMM boots plane 1 there too, and its
+ * guest pins every VTL call to CPU 0.
+ */
+#define PLANE_KVM_HOME_INDEX    0
+
 /* Plane >= 1 vCPU fds that ACTIVATE made, by plane and vCPU index. */
 static int *plane_kvm_vcpu_fd[PLANES_MAX];
 static bool plane_kvm_activated;
+static unsigned int plane_kvm_nr_planes;
 
 /* What the VM's own configuration must be for planes under KVM. */
 static bool plane_kvm_check_config(MachineState *ms, unsigned int planes,
@@ -105,10 +120,8 @@ static bool plane_kvm_check_planes(unsigned int planes, Error **errp)
 }
 
 /* The kernel's planes model, probed on the planes it has just made. */
-static bool plane_kvm_check_model(unsigned int planes, Error **errp)
+static bool plane_kvm_check_switching(unsigned int planes, Error **errp)
 {
-    int exits;
-
     if (kvm_planes_userspace_switched()) {
         error_setg(errp, "-machine planes=%u: this host's KVM leaves plane "
                    "switching to userspace (KVM_CREATE_VCPU_PLANE on plane "
@@ -117,7 +130,14 @@ static bool plane_kvm_check_model(unsigned int planes, Error **errp)
                    "series)", planes);
         return false;
     }
-    exits = kvm_vm_check_extension(kvm_state, KVM_CAP_EXIT_HYPERCALL);
+    return true;
+}
+
+/* Which plane hypercalls the kernel passes on to QEMU. */
+static bool plane_kvm_check_exits(unsigned int planes, Error **errp)
+{
+    int exits = kvm_vm_check_extension(kvm_state, KVM_CAP_EXIT_HYPERCALL);
+
     if ((exits & PLANE_KVM_HYPERCALLS) != PLANE_KVM_HYPERCALLS) {
         error_setg(errp, "-machine planes=%u: this host's KVM does not "
                    "pass the plane hypercalls %d-%d to userspace "
@@ -128,6 +148,30 @@ static bool plane_kvm_check_model(unsigned int planes, Error **errp)
     }
     return true;
 }
+
+/*
+ * The planes, made once every vCPU exists and before any runs, as the
+ * series' VMM makes them (KVM_CREATE_PLANE needs the split irqchip,
+ * which kvm_init() made before).  Machine init cannot fail here any
+ * more: a refusal ends QEMU as the command line's would.
+ */
+static void plane_kvm_create_planes(Notifier *notifier, void *data)
+{
+    unsigned int planes = plane_kvm_nr_planes;
+    Error *err = NULL;
+
+    if (!kvm_planes_init(planes, &err)) {
+        error_prepend(&err, "-machine planes=%u: ", planes);
+    } else if (plane_kvm_check_switching(planes, &err)) {
+        return;
+    }
+    error_report_err(err);
+    exit(EXIT_FAILURE);
+}
+
+static Notifier plane_kvm_machine_done = {
+    .notify = plane_kvm_create_planes,
+};
 
 /*
  * The kernel keeps plane 1's vCPU, and the views plane 1 set, through a
@@ -153,11 +197,7 @@ static bool plane_kvm_init_host(MachineState *ms, unsigned int planes,
         !plane_kvm_check_planes(planes, errp)) {
         return false;
     }
-    if (!kvm_planes_init(planes, errp)) {
-        error_prepend(errp, "-machine planes=%u: ", planes);
-        return false;
-    }
-    if (!plane_kvm_check_model(planes, errp)) {
+    if (!plane_kvm_check_exits(planes, errp)) {
         return false;
     }
     if (!kvm_enable_hypercall(PLANE_KVM_HYPERCALLS)) {
@@ -171,6 +211,8 @@ static bool plane_kvm_init_host(MachineState *ms, unsigned int planes,
             plane_kvm_vcpu_fd[p][i] = -1;
         }
     }
+    plane_kvm_nr_planes = planes;
+    qemu_add_machine_init_done_notifier(&plane_kvm_machine_done);
     qemu_register_reset(plane_kvm_reset, NULL);
     plane_x86_restrict_guest_features();
     return true;
@@ -311,11 +353,18 @@ static bool plane_kvm_host_activate(unsigned int plane_id,
         .plane = plane_id, .info = info, .errp = errp,
     };
 
+    if (cpu_index != PLANE_KVM_HOME_INDEX) {
+        error_setg(errp, "plane %u can only live on vCPU %u, the host "
+                   "kernel's boot vCPU, not on vCPU %u", plane_id,
+                   PLANE_KVM_HOME_INDEX, cpu_index);
+        return false;
+    }
     plane_x86_build_boot_state(info);
     /* From here the kernel may switch to the plane: it exists. */
     plane_kvm_activated = true;
-    run_on_cpu(qemu_get_cpu(cpu_index), plane_kvm_activate_on_index,
-               RUN_ON_CPU_HOST_PTR(&a));
+    /* inline when index 0 called, else index 0 leaves KVM_RUN for it */
+    run_on_cpu(qemu_get_cpu(PLANE_KVM_HOME_INDEX),
+               plane_kvm_activate_on_index, RUN_ON_CPU_HOST_PTR(&a));
     return a.ok;
 }
 

@@ -326,6 +326,8 @@ static s64 stale_tlb_at_activate(void);
 static s64 plane1_hc(u64 nr, u64 a0, u64 a1, u64 a2, u64 a3);
 static void storm_run(int cpu);
 static void migrate_run(int cpu);
+static void count_device_vectors(void);
+static s64 com2_irq_wait(u64 *a);
 
 /* Each refused call: its RAX, then proof that the VM is still fine. */
 static void test_negative(const char *name)
@@ -548,13 +550,25 @@ void ap_main(void)
     __asm__ volatile("lidt %0" : : "m"(idtr));
     ap_started = 1;
     if (ap_activate) {
-        /* CONFIG and ACTIVATE from vCPU 1: plane 1 boots there */
+        /* CONFIG and ACTIVATE from vCPU 1: plane 1 boots on vCPU 0's */
         while (!ap_go) {
             __asm__ volatile("pause");
         }
         vbs_boot();
-        ap_echo = echo_ok(CA1, 0x1234);
+        /* ap_activate=2: vCPU 0 makes every VTL call */
+        ap_echo = ap_activate == 1 ? echo_ok(CA1, 0x1234) : 0;
         ap_done = 1;
+        if (ap_activate == 2) {
+            /* but one at the end: plane 1 enables vCPU 1 in vCPU 1's call */
+            u64 index = 1;
+
+            while (ap_go != 2) {
+                __asm__ volatile("pause");
+            }
+            ap_echo = vtl_call(CA1, VTL_TEST_ENABLE, &index, 8) ?:
+                      vtl_status(CA1);
+            ap_done = 2;
+        }
         for (;;) {
             __asm__ volatile("cli; hlt");
         }
@@ -627,6 +641,24 @@ static int start_ap(void)
         __asm__ volatile("pause");
     }
     return ap_started;
+}
+
+/*
+ * With waitap=1 vCPU 1 is plugged while the guest runs (-smp 1,maxcpus=2
+ * and device_add): knock until it answers, for a bounded number of tries.
+ */
+static int start_ap_maybe_plugged(void)
+{
+    if (!arg_u64("waitap", 0)) {
+        return start_ap();
+    }
+    puts("P0: waiting for vCPU 1 to be plugged\n");
+    for (int tries = 0; tries < 600; tries++) {
+        if (start_ap()) {
+            return 1;
+        }
+    }
+    return 0;
 }
 
 /* Boots plane 1 like test_boot, without the probes. */
@@ -1293,10 +1325,10 @@ static void test_vbs(void)
     }
 }
 
-/* ACTIVATE from vCPU 1: plane 1 boots there, and serves vCPU 0 too. */
-static void test_activate_ap(void)
+/* vCPU 1 configures and activates (@mode: see ap_main), vCPU 0 waits */
+static void activate_on_ap(int mode)
 {
-    ap_activate = 1;
+    ap_activate = mode;
     if (!start_ap()) {
         guest_exit(EXIT_FAIL);
     }
@@ -1304,8 +1336,50 @@ static void test_activate_ap(void)
     while (!ap_done) {
         __asm__ volatile("pause");
     }
+}
+
+/* ACTIVATE from vCPU 1: plane 1 boots on vCPU 0's index, serves both. */
+static void test_activate_ap(void)
+{
+    activate_on_ap(1);
     printf("RESULT activate-ap echo1=%d echo0=%d\n", (s64)ap_echo,
            (s64)echo_ok(CA0, 0x4321));
+}
+
+/*
+ * ACTIVATE from vCPU 1, every VTL call from vCPU 0 (as the VBS series
+ * does it): plane 1 started its APIC timer while it booted (p1cmd
+ * timer=1) and must see it tick inside a call from vCPU 0, then take its
+ * own COM2's receive interrupt (the test sends a byte) in a later one.
+ * Nothing of plane 1 may stay behind on vCPU 1.
+ */
+static void test_home(void)
+{
+    u64 *a = (u64 *)CA0->buffer;
+    u64 want = arg_u64("ticks", 5), ticks, lvt, svr, apic_id;
+    s64 r;
+
+    activate_on_ap(2);
+    count_device_vectors();
+    r = vtl_call(CA0, VTL_TEST_TICKS, &want, 8) ?: vtl_status(CA0);
+    ticks = a[0];
+    lvt = a[1];
+    svr = a[2];
+    apic_id = a[3];
+    if (!r) {
+        r = com2_irq_wait(a);
+    }
+    printf("RESULT home rax=%d ticks-enough=%u lvt-timer=0x%x svr=0x%x "
+           "apic-id=%u taken=%u data=0x%x plane0-interrupts=%u\n", r,
+           (u64)(ticks >= want), lvt, svr, apic_id, a[0], a[2] & 0xff,
+           irq_count);
+    /* the index whose call the shared state serves cannot get its own */
+    ap_go = 2;
+    while (ap_done != 2) {
+        __asm__ volatile("pause");
+    }
+    printf("RESULT home-enable-served status=%d echo0=%d\n", (s64)ap_echo,
+           (s64)echo_ok(CA0, 0x5678));
 }
 
 /*
@@ -1502,21 +1576,15 @@ static void count_device_vectors(void)
 }
 
 /*
- * A device of plane 1 interrupts plane 1, not plane 0: plane 1 takes
- * COM2's receive interrupt at LINT0 (VTL_TEST_IRQ_SETUP); the test sends
- * COM2 a byte while plane 0 runs here with interrupts on and every
- * vector counted.  Plane 1 must find it pending when the next VTL call
- * switches it in, and take it; plane 0 must get nothing.
+ * Plane 1 takes COM2's interrupts (VTL_TEST_IRQ_SETUP); then VTL calls
+ * give it an interrupt window now and then until it took one (the test
+ * sends a byte): its result in @a as p1_irq_take() leaves it.
  */
-static void test_device_irq(void)
+static s64 com2_irq_wait(u64 *a)
 {
-    u64 *a = (u64 *)CA0->buffer;
     u64 rounds = arg_u64("rounds", 4000), round;
-    s64 r;
+    s64 r = vtl_call(CA0, VTL_TEST_IRQ_SETUP, NULL, 0) ?: vtl_status(CA0);
 
-    vbs_boot();
-    count_device_vectors();
-    r = vtl_call(CA0, VTL_TEST_IRQ_SETUP, NULL, 0) ?: vtl_status(CA0);
     puts("P0: waiting for input on plane 1's COM2\n");
     for (round = 1; !r && round <= rounds; round++) {
         /* most of the time here, in plane 0 (PAUSE would leave TCG's loop) */
@@ -1529,6 +1597,24 @@ static void test_device_irq(void)
         }
     }
     __asm__ volatile("cli");
+    return r;
+}
+
+/*
+ * A device of plane 1 interrupts plane 1, not plane 0: plane 1 takes
+ * COM2's receive interrupt at LINT0 (VTL_TEST_IRQ_SETUP); the test sends
+ * COM2 a byte while plane 0 runs here with interrupts on and every
+ * vector counted.  Plane 1 must find it pending when the next VTL call
+ * switches it in, and take it; plane 0 must get nothing.
+ */
+static void test_device_irq(void)
+{
+    u64 *a = (u64 *)CA0->buffer;
+    s64 r;
+
+    vbs_boot();
+    count_device_vectors();
+    r = com2_irq_wait(a);
     printf("RESULT device-irq rax=%d taken=%u pending-at-entry=%u data=0x%x "
            "plane0-interrupts=%u\n", r, a[0], a[1], a[2] & 0xff, irq_count);
 }
@@ -2148,7 +2234,7 @@ static void test_migrate(void)
 
     *(volatile u64 *)MIGRATE_STOP = 0;
     *(volatile u64 *)MIGRATE_HOLD = 0;
-    if (!start_ap()) {
+    if (!start_ap_maybe_plugged()) {
         puts("P0: the AP did not start\n");
         guest_exit(EXIT_FAIL);
     }
@@ -2287,6 +2373,8 @@ void main(u32 start_info)
         test_vbs();
     } else if (!strncmp(test, "activate-ap", 11)) {
         test_activate_ap();
+    } else if (!strncmp(test, "home", 4)) {
+        test_home();
     } else if (!strncmp(test, "plane1-crash", 12)) {
         test_plane1_crash();
     } else if (!strncmp(test, "busy", 4)) {

@@ -5,10 +5,10 @@
  * 0 copies it anywhere into plane 1's region and ACTIVATE enters it at its
  * first byte, in 64-bit mode with %rsi = boot_params and %rsp = region top.
  *
- * Plane 1's shared state moves to whichever vCPU index calls, and states
- * that PLANE_ENABLE_VCPU enables run beside it, all from the same
- * VTL_RETURN: nothing may live on the stack across it, the loop picks a
- * stack by APIC ID.
+ * Plane 1's shared state (on the boot vCPU's index) serves whichever vCPU
+ * index calls, and states that PLANE_ENABLE_VCPU enables run beside it,
+ * all from the same VTL_RETURN: nothing may live on the stack across it,
+ * the loop picks a stack by APIC ID.
  */
 
 #define HC_VTL_RETURN   16
@@ -79,6 +79,16 @@ enabled_entry:
 p1_irq:
         push    %rax
         lock incq p1_irq_count(%rip)
+        mov     $0xfee000b0, %eax
+        movl    $0, (%rax)
+        pop     %rax
+        iretq
+
+        /* Its local APIC timer (timer=1 at boot): count the tick, EOI */
+        .globl  p1_tick
+p1_tick:
+        push    %rax
+        lock incq p1_tick_count(%rip)
         mov     $0xfee000b0, %eax
         movl    $0, (%rax)
         pop     %rax

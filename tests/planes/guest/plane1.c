@@ -63,6 +63,8 @@ static u64 cpuid_apic_id(void)
     return b >> 24;
 }
 
+static void p1_timer_start(void);
+
 /* Reports the boot state; returns 1 when the cmdline asks to park by HLT. */
 int p1_boot(const u8 *bp)
 {
@@ -109,6 +111,10 @@ int p1_boot(const u8 *bp)
         for (u64 i = parse_u64(cmdline_arg(cmdline, "bootspin")); i; i--) {
             __asm__ volatile("pause");
         }
+    }
+    if (cmdline_arg(cmdline, "timer")) {
+        p1_timer_start();
+        puts("P1: local APIC timer running\n");
     }
     park = cmdline_arg(cmdline, "park");
     if (park && !strncmp(park, "hlt", 3)) {
@@ -200,8 +206,8 @@ static void p1_program_chipset(void)
 #define P1_LAPIC 0xfee00000UL
 #define P1_IRQ_VECTOR 0x50
 
-extern char p1_irq[];
-volatile u64 p1_irq_count;
+extern char p1_irq[], p1_tick[];
+volatile u64 p1_irq_count, p1_tick_count;
 static u64 p1_idt[2 * 256] __attribute__((aligned(16)));
 
 static void p1_lapic_write(u32 reg, u32 v)
@@ -214,10 +220,10 @@ static u32 p1_lapic_read(u32 reg)
     return *(volatile u32 *)(P1_LAPIC + reg);
 }
 
-/* Plane 1's IDT with p1_irq at @vector, its APIC software-enabled */
-static void p1_interrupts_setup(u8 vector)
+/* Plane 1's IDT with @handler at @vector, its APIC software-enabled */
+static void p1_vector_setup(u8 vector, const char *handler)
 {
-    u64 a = (u64)p1_irq;
+    u64 a = (u64)handler;
     struct { u16 limit; u64 base; } __attribute__((packed)) idtr = {
         sizeof(p1_idt) - 1, (u64)p1_idt,
     };
@@ -227,6 +233,50 @@ static void p1_interrupts_setup(u8 vector)
     p1_idt[vector * 2 + 1] = a >> 32;
     __asm__ volatile("lidt %0" : : "m"(idtr));
     p1_lapic_write(0xf0, 0x1ff);                /* enable, spurious 0xff */
+}
+
+static void p1_interrupts_setup(u8 vector)
+{
+    p1_vector_setup(vector, p1_irq);
+}
+
+/*
+ * timer=1: plane 1 starts its local APIC timer while it boots, as Linux
+ * does (periodic, 1 ms: QEMU's APIC counts nanoseconds at divide 1), and
+ * keeps interrupts off but in VTL_TEST_TICKS: a tick that comes meanwhile
+ * waits in its APIC.
+ */
+#define P1_TIMER_VECTOR 0x52
+#define P1_TIMER_PERIOD 1000000
+
+static void p1_timer_start(void)
+{
+    p1_vector_setup(P1_TIMER_VECTOR, p1_tick);
+    p1_lapic_write(0x3e0, 0xb);                 /* divide by 1 */
+    p1_lapic_write(0x320, P1_TIMER_VECTOR | 1 << 17);   /* periodic */
+    p1_lapic_write(0x380, P1_TIMER_PERIOD);
+}
+
+/*
+ * {ticks wanted} -> {ticks taken, LVT timer, SVR, APIC ID, loops left}:
+ * interrupts on until the timer has ticked that often, or a bounded
+ * number of loops passed (a timer left on another vCPU never ticks here).
+ */
+static void p1_wait_ticks(u64 *a)
+{
+    u64 want = a[0], before = p1_tick_count, loops = 400000000;
+
+    __asm__ volatile("sti");
+    while (p1_tick_count - before < want && loops) {
+        loops--;
+        __asm__ volatile("" : : : "memory");
+    }
+    __asm__ volatile("cli");
+    a[0] = p1_tick_count - before;
+    a[1] = p1_lapic_read(0x320);
+    a[2] = p1_lapic_read(0xf0);
+    a[3] = cpuid_apic_id();
+    a[4] = loops;
 }
 
 static void p1_irq_setup(void)
@@ -535,6 +585,10 @@ static s32 p1_serve(struct calling_area *ca)
         return 0;
     case VTL_TEST_CHIPSET:
         p1_program_chipset();
+        return 0;
+    case VTL_TEST_TICKS:
+        p1_wait_ticks(a);
+        ca->resp_size = 40;
         return 0;
     case VTL_TEST_VIRTIO:
         ca->resp_size = 40;

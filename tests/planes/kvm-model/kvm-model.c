@@ -12,10 +12,18 @@
  * What plane 0 does is a fixed script per vCPU (each KVM_RUN of plane 0's
  * vCPU fd plays one step: a hypercall exit with the registers a guest
  * would give, a memory fault, a reset, an isa-debug-exit), and plane 1
- * "runs" only in that the model checks the state QEMU gave it at the
- * moment the kernel would switch to it.  Stock ioctls (memory slots,
- * CPUID, MSRs, register state) are answered plausibly and remembered,
- * not checked.
+ * "runs" in that the model checks the state QEMU gave it at the moment
+ * the kernel would switch to it, and plays the exits plane 1 causes
+ * (I/O, MMIO, shutdown), which reach QEMU on plane 0's vCPU fd, the one
+ * QEMU runs.  Stock ioctls (memory slots, CPUID, MSRs, register state)
+ * are answered plausibly and remembered, not checked.
+ *
+ * Each rule of the planes kernel is cited next to its check: the
+ * function, and the patch that brings it, of the base planes series
+ * (Roedel's, "[PATCH nn/60]") or of the VBS-on-KVM series on top
+ * (safe-tee/lvbs patches/linux, "lvbs 00nn").  One rule is QEMU's own,
+ * not the kernel's, and says so: a plane vCPU is touched only from its
+ * index's thread.
  *
  * Environment:
  *   KVM_MODEL_LOG       file the model appends its log to
@@ -84,6 +92,9 @@ typedef enum FdKind {
 typedef struct Vcpu {
     unsigned int plane;
     unsigned long id;
+    bool runnable;              /* plane >= 1: not waiting for INIT */
+    bool in_plane1;             /* plane 0: its plane-1 sibling runs */
+    bool wedged;                /* plane 0: entered a plane 1 that hangs */
     pid_t owner;                /* plane 0: creator; plane >= 1: index's */
     struct kvm_run *run;
     struct kvm_regs regs;
@@ -122,7 +133,9 @@ static struct {
     Vcpu *vcpu[MAX_PLANES][MAX_VCPUS];
     bool plane_fd[MAX_PLANES];
     uint64_t exit_hypercalls;
-    bool split_irqchip;
+    bool split_irqchip, full_irqchip;
+    bool has_planes;
+    unsigned int created_vcpus;
     unsigned int violations;
     uint64_t ca, array, region_base, region_size;
 } m = { .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -246,7 +259,47 @@ static bool model_has_planes(void)
     return m.kernel != KERNEL_STOCK;
 }
 
-static int model_check_extension(long cap, bool on_plane)
+typedef enum CapScope {
+    SCOPE_SYSTEM, SCOPE_VM, SCOPE_PLANE,
+} CapScope;
+
+/*
+ * KVM_CAP_PLANES.  The system fd answers 1 (kvm_vm_ioctl_check_extension_
+ * generic(), virt/kvm/kvm_main.c, "kvm: Implement KVM_CAP_PLANES"); the
+ * VM fd kvm_arch_max_planes(): 1 until the irqchip is split ([PATCH
+ * 54/60] "Restrict KVM planes support to KVM_IRQCHIP_SPLIT",
+ * arch/x86/kvm/x86.c), then kvm_x86_default_max_planes(), 2 (lvbs 0021);
+ * a plane fd 0, as a plane hosts no planes (__kvm_plane_ioctl(), lvbs
+ * 0036).
+ */
+static int model_cap_planes(CapScope scope)
+{
+    if (!model_has_planes()) {
+        return 0;
+    }
+    switch (scope) {
+    case SCOPE_SYSTEM:
+        return 1;
+    case SCOPE_VM:
+        return m.split_irqchip ? 2 : 1;
+    default:
+        return 0;
+    }
+}
+
+/* Attributes KVM_SET_MEMORY_ATTRIBUTES takes (on the VM fd). */
+static uint64_t model_mem_attributes(void)
+{
+    /*
+     * kvm_supported_mem_attributes() (virt/kvm/kvm_main.c, lvbs 0024):
+     * NO_WRITE and NO_EXEC with CONFIG_VM_PLANES, no PRIVATE for a
+     * default VM.  The RFC family offers them on plane fds only.
+     */
+    return m.kernel == KERNEL_SEED ?
+           KVM_MEMORY_ATTRIBUTE_NO_WRITE | KVM_MEMORY_ATTRIBUTE_NO_EXEC : 0;
+}
+
+static int model_check_extension(long cap, CapScope scope)
 {
     switch (cap) {
     case KVM_CAP_USER_MEMORY:
@@ -276,6 +329,13 @@ static int model_check_extension(long cap, bool on_plane)
     case KVM_CAP_PIT2:
     case KVM_CAP_PIT_STATE2:
         return 1;
+    case KVM_CAP_XSAVE2: {
+        /* the XSAVE size of the CPUID above, at least the legacy 4K */
+        unsigned int a, b, c, d;
+
+        __cpuid_count(0xd, 0, a, b, c, d);
+        return c > sizeof(struct kvm_xsave) ? c : sizeof(struct kvm_xsave);
+    }
     case KVM_CAP_NR_VCPUS:
     case KVM_CAP_MAX_VCPUS:
     case KVM_CAP_MAX_VCPU_ID:
@@ -290,13 +350,15 @@ static int model_check_extension(long cap, bool on_plane)
         /* KVM_HC_MAP_GPA_RANGE (12), and 13-15 with planes */
         return model_has_planes() ? 0xf000 : 0x1000;
     case KVM_CAP_MEMORY_ATTRIBUTES:
-        /* the seed keeps plane attributes to HC 17 */
-        return m.kernel == KERNEL_RFC && on_plane ?
-               (int)(KVM_MEMORY_ATTRIBUTE_NO_WRITE |
-                     KVM_MEMORY_ATTRIBUTE_NO_EXEC) : 0;
+        if (m.kernel == KERNEL_RFC) {
+            return scope == SCOPE_PLANE ?
+                   (int)(KVM_MEMORY_ATTRIBUTE_NO_WRITE |
+                         KVM_MEMORY_ATTRIBUTE_NO_EXEC) : 0;
+        }
+        return scope == SCOPE_SYSTEM ? 0 : (int)model_mem_attributes();
     default:
         if (cap == KVM_CAP_PLANES) {
-            return model_has_planes() ? 2 : 0;
+            return model_cap_planes(scope);
         }
         return 0;
     }
@@ -387,7 +449,7 @@ static int model_system_ioctl(unsigned long req, void *arg)
     case KVM_GET_API_VERSION:
         return KVM_API_VERSION;
     case KVM_CHECK_EXTENSION:
-        return model_check_extension((long)arg, false);
+        return model_check_extension((long)arg, SCOPE_SYSTEM);
     case KVM_CREATE_VM:
         return model_new_fd(FD_VM);
     case KVM_GET_VCPU_MMAP_SIZE:
@@ -470,11 +532,127 @@ static int model_set_memory_region(const struct kvm_userspace_memory_region *r)
     return 0;
 }
 
+/*
+ * KVM_CAP_SPLIT_IRQCHIP: EEXIST once an irqchip or a plane exists, or a
+ * vCPU (kvm_vm_ioctl_enable_cap(), arch/x86/kvm/x86.c; the plane case
+ * from [PATCH 54/60]).
+ */
+static int model_split_irqchip(void)
+{
+    if (m.split_irqchip || m.full_irqchip || m.has_planes ||
+        m.created_vcpus) {
+        return model_refuse(EEXIST, "KVM_ENABLE_CAP(KVM_CAP_SPLIT_IRQCHIP) "
+                            "with %s", m.has_planes ? "a plane" :
+                            m.created_vcpus ? "vCPUs" : "an irqchip");
+    }
+    m.split_irqchip = true;
+    model_log("irqchip split");
+    return 0;
+}
+
+/*
+ * KVM_CREATE_IRQCHIP: EINVAL once a vCPU or a plane exists
+ * (kvm_arch_vm_ioctl(), arch/x86/kvm/x86.c; the plane case from [PATCH
+ * 54/60]), EEXIST on a second irqchip.
+ */
+static int model_create_irqchip(void)
+{
+    if (m.created_vcpus || m.has_planes) {
+        return model_refuse(EINVAL, "KVM_CREATE_IRQCHIP with %s",
+                            m.has_planes ? "a plane" : "vCPUs");
+    }
+    if (m.split_irqchip || m.full_irqchip) {
+        return model_refuse(EEXIST, "KVM_CREATE_IRQCHIP twice");
+    }
+    m.full_irqchip = true;
+    model_log("irqchip full");
+    return 0;
+}
+
+static int model_enable_cap(const struct kvm_enable_cap *cap)
+{
+    if (cap->cap == KVM_CAP_EXIT_HYPERCALL) {
+        uint64_t ok = model_check_extension(KVM_CAP_EXIT_HYPERCALL, SCOPE_VM);
+
+        if (cap->args[0] & ~ok) {
+            errno = EINVAL;
+            return -1;
+        }
+        m.exit_hypercalls = cap->args[0];
+        model_log("exit-hypercalls 0x%llx", (unsigned long long)cap->args[0]);
+    } else if (cap->cap == KVM_CAP_SPLIT_IRQCHIP) {
+        return model_split_irqchip();
+    }
+    return 0;
+}
+
+/*
+ * kvm_vm_ioctl_create_plane() (virt/kvm/kvm_main.c, "kvm: Implement
+ * KVM_CREATE_PLANE ioctl" and [PATCH 54/60]): EINVAL for an id at or
+ * above KVM_CAP_PLANES (1 without a split irqchip) or without an
+ * in-kernel irqchip, EEXIST for a plane that exists (plane 0 always).
+ */
+static int model_create_plane(unsigned long id)
+{
+    int max = model_cap_planes(SCOPE_VM);
+    int fd;
+
+    if (!model_has_planes()) {
+        errno = ENOTTY;
+        return -1;
+    }
+    if (id >= (unsigned long)max || id >= MAX_PLANES) {
+        return model_refuse(EINVAL, "KVM_CREATE_PLANE %lu: KVM_CAP_PLANES "
+                            "is %d (%s irqchip)", id, max,
+                            m.split_irqchip ? "split" :
+                            m.full_irqchip ? "full" : "no");
+    }
+    if (!m.split_irqchip && !m.full_irqchip) {
+        return model_refuse(EINVAL, "KVM_CREATE_PLANE %lu without an "
+                            "in-kernel irqchip", id);
+    }
+    if (id == 0 || m.plane_fd[id]) {
+        return model_refuse(EEXIST, "KVM_CREATE_PLANE %lu: plane %lu exists",
+                            id, id);
+    }
+    fd = model_new_fd(FD_PLANE);
+    if (fd >= 0) {
+        m.fds[fd].plane = id;
+        m.plane_fd[id] = true;
+        m.has_planes = true;
+        model_log("plane %lu fd=%d", id, fd);
+    }
+    return fd;
+}
+
+/*
+ * KVM_SET_MEMORY_ATTRIBUTES on the VM fd: kvm_vm_ioctl_set_mem_attributes()
+ * (virt/kvm/kvm_main.c) takes page-aligned, non-empty ranges of supported
+ * attributes and no flags.  QEMU sets none (the seal is plane 1's, HC 17),
+ * but the kernel would take NO_WRITE|NO_EXEC.
+ */
+static int model_vm_mem_attributes(const struct kvm_memory_attributes *a)
+{
+    if (a->flags || !a->size || (a->address | a->size) & 0xfff ||
+        a->attributes & ~model_mem_attributes()) {
+        return model_refuse(EINVAL, "KVM_SET_MEMORY_ATTRIBUTES 0x%llx+0x%llx "
+                            "attributes 0x%llx flags 0x%llx on the VM fd",
+                            (unsigned long long)a->address,
+                            (unsigned long long)a->size,
+                            (unsigned long long)a->attributes,
+                            (unsigned long long)a->flags);
+    }
+    model_log("vm memory-attributes 0x%llx+0x%llx 0x%llx",
+              (unsigned long long)a->address, (unsigned long long)a->size,
+              (unsigned long long)a->attributes);
+    return 0;
+}
+
 static int model_vm_ioctl(unsigned long req, void *arg)
 {
     switch (req) {
     case KVM_CHECK_EXTENSION:
-        return model_check_extension((long)arg, false);
+        return model_check_extension((long)arg, SCOPE_VM);
     case KVM_CREATE_VCPU: {
         unsigned long id = (unsigned long)arg;
 
@@ -482,49 +660,19 @@ static int model_vm_ioctl(unsigned long req, void *arg)
             errno = EEXIST;
             return -1;
         }
+        m.created_vcpus++;
         return model_new_vcpu(0, id);
     }
     case KVM_SET_USER_MEMORY_REGION:
         return model_set_memory_region(arg);
     case KVM_SET_USER_MEMORY_REGION2:
         return model_set_memory_region(arg);
-    case KVM_ENABLE_CAP: {
-        struct kvm_enable_cap *cap = arg;
-
-        if (cap->cap == KVM_CAP_EXIT_HYPERCALL) {
-            uint64_t ok = model_check_extension(KVM_CAP_EXIT_HYPERCALL, false);
-
-            if (cap->args[0] & ~ok) {
-                errno = EINVAL;
-                return -1;
-            }
-            m.exit_hypercalls = cap->args[0];
-            model_log("exit-hypercalls 0x%llx",
-                      (unsigned long long)cap->args[0]);
-        } else if (cap->cap == KVM_CAP_SPLIT_IRQCHIP) {
-            m.split_irqchip = true;
-        }
-        return 0;
-    }
-    case KVM_CREATE_PLANE: {
-        unsigned long id = (unsigned long)arg;
-        int fd;
-
-        if (!model_has_planes()) {
-            errno = ENOTTY;
-            return -1;
-        }
-        if (id == 0 || id >= 2 || m.plane_fd[id]) {
-            return model_refuse(EINVAL, "KVM_CREATE_PLANE %lu", id);
-        }
-        fd = model_new_fd(FD_PLANE);
-        if (fd >= 0) {
-            m.fds[fd].plane = id;
-            m.plane_fd[id] = true;
-            model_log("plane %lu fd=%d", id, fd);
-        }
-        return fd;
-    }
+    case KVM_ENABLE_CAP:
+        return model_enable_cap(arg);
+    case KVM_CREATE_IRQCHIP:
+        return model_create_irqchip();
+    case KVM_CREATE_PLANE:
+        return model_create_plane((unsigned long)arg);
     case KVM_GET_CLOCK:
         memset(arg, 0, sizeof(struct kvm_clock_data));
         return 0;
@@ -536,40 +684,82 @@ static int model_vm_ioctl(unsigned long req, void *arg)
         ((struct kvm_irq_level *)arg)->status = 1;
         return 0;
     case KVM_SET_MEMORY_ATTRIBUTES:
-        return model_refuse(EINVAL, "KVM_SET_MEMORY_ATTRIBUTES on the VM fd");
+        return model_vm_mem_attributes(arg);
     default:
         /* stock VM set-up: TSS, identity map, routing, irqfd, ioeventfd */
         return 0;
     }
 }
 
+/*
+ * KVM_CREATE_VCPU on a plane fd (kvm_plane_ioctl_create_vcpu(),
+ * virt/kvm/kvm_main.c, "KVM: Implement KVM_CREATE_VCPU ioctl for planes"):
+ * EINVAL without the plane-0 vCPU of that id, EEXIST for a second one.
+ * The new vCPU is runnable only if it is the boot vCPU (id 0): any other
+ * waits for INIT (kvm_arch_vcpu_create(), arch/x86/kvm/x86.c, with an
+ * in-kernel local APIC), and KVM_SET_MP_STATE is not among the ioctls a
+ * plane vCPU takes (kvm_is_vcpu_plane_ioctl()).
+ */
+static int model_create_plane_vcpu(Fd *f, unsigned long id)
+{
+    int fd;
+
+    if (m.kernel != KERNEL_SEED) {
+        errno = ENOTTY;
+        return -1;
+    }
+    if (id >= MAX_VCPUS || !m.vcpu[0][id]) {
+        return model_refuse(EINVAL, "plane %u KVM_CREATE_VCPU %lu: no "
+                            "plane-0 vCPU %lu", f->plane, id, id);
+    }
+    if (m.vcpu[f->plane][id]) {
+        return model_refuse(EEXIST, "plane %u KVM_CREATE_VCPU %lu twice",
+                            f->plane, id);
+    }
+    /*
+     * QEMU's own rule, not a kernel check (the kernel would link the
+     * shared preempt notifier onto two tasks and risk a host lockup):
+     * only the index's thread touches a plane vCPU.
+     */
+    if (model_tid() != m.vcpu[0][id]->owner) {
+        return model_refuse(EINVAL, "plane %u KVM_CREATE_VCPU %lu from "
+                            "thread %d, not vCPU %lu's thread %d "
+                            "(QEMU's rule)", f->plane, id, (int)model_tid(),
+                            id, (int)m.vcpu[0][id]->owner);
+    }
+    fd = model_new_vcpu(f->plane, id);
+    if (fd >= 0) {
+        m.vcpu[f->plane][id]->runnable = id == 0;
+    }
+    return fd;
+}
+
+/*
+ * A plane fd (__kvm_plane_ioctl(), virt/kvm/kvm_main.c): KVM_CHECK_EXTENSION
+ * (lvbs 0036), KVM_CREATE_VCPU, KVM_SIGNAL_MSI and KVM_SET_GSI_ROUTING for
+ * the plane's interrupts ("kvm: Make KVM_SIGNAL_MSI per plane", "kvm: Make
+ * KVM_SET_GSI_ROUTING per plane"); anything else is ENOTTY.
+ */
 static int model_plane_ioctl(Fd *f, unsigned long req, void *arg)
 {
     switch (req) {
     case KVM_CHECK_EXTENSION:
-        return model_check_extension((long)arg, true);
-    case KVM_CREATE_VCPU: {
-        unsigned long id = (unsigned long)arg;
+        return model_check_extension((long)arg, SCOPE_PLANE);
+    case KVM_CREATE_VCPU:
+        return model_create_plane_vcpu(f, (unsigned long)arg);
+    case KVM_SIGNAL_MSI:
+        model_log("plane %u msi 0x%x", f->plane,
+                  ((struct kvm_msi *)arg)->data);
+        return 1;
+    case KVM_SET_GSI_ROUTING: {
+        struct kvm_irq_routing *r = arg;
 
-        if (m.kernel != KERNEL_SEED) {
-            errno = ENOTTY;
-            return -1;
+        if (r->flags || r->nr > 4096) {
+            return model_refuse(EINVAL, "plane %u KVM_SET_GSI_ROUTING nr %u "
+                                "flags 0x%x", f->plane, r->nr, r->flags);
         }
-        if (id >= MAX_VCPUS || !m.vcpu[0][id]) {
-            return model_refuse(EINVAL, "plane %u KVM_CREATE_VCPU %lu: no "
-                                "plane-0 vCPU %lu", f->plane, id, id);
-        }
-        if (m.vcpu[f->plane][id]) {
-            return model_refuse(EEXIST, "plane %u KVM_CREATE_VCPU %lu twice",
-                                f->plane, id);
-        }
-        if (model_tid() != m.vcpu[0][id]->owner) {
-            return model_refuse(EINVAL, "plane %u KVM_CREATE_VCPU %lu from "
-                                "thread %d, not vCPU %lu's thread %d",
-                                f->plane, id, (int)model_tid(), id,
-                                (int)m.vcpu[0][id]->owner);
-        }
-        return model_new_vcpu(f->plane, id);
+        model_log("plane %u gsi-routing %u", f->plane, r->nr);
+        return 0;
     }
     case KVM_CREATE_VCPU_PLANE:
         if (m.kernel == KERNEL_RFC) {
@@ -581,7 +771,7 @@ static int model_plane_ioctl(Fd *f, unsigned long req, void *arg)
         return -1;
     case KVM_SET_MEMORY_ATTRIBUTES:
         if (m.kernel == KERNEL_SEED) {
-            return model_refuse(EINVAL, "KVM_SET_MEMORY_ATTRIBUTES on plane "
+            return model_refuse(ENOTTY, "KVM_SET_MEMORY_ATTRIBUTES on plane "
                                 "%u's fd: the seed kernel takes plane "
                                 "attributes from HC 17 only", f->plane);
         }
@@ -625,10 +815,40 @@ static void model_get_msrs(Vcpu *v, struct kvm_msrs *msrs)
     }
 }
 
-/* The state ioctls, common to both kinds of vCPU fd; -2: not one. */
+/* KVM_GET_SREGS2/KVM_SET_SREGS2 on the state KVM_*_SREGS keep. */
+static void model_sregs2(Vcpu *v, struct kvm_sregs2 *s2, bool set)
+{
+    struct kvm_sregs *s = &v->sregs;
+
+    if (set) {
+        memcpy(&s->cs, &s2->cs, offsetof(struct kvm_sregs, interrupt_bitmap));
+        v->sregs_set = true;
+    } else {
+        memset(s2, 0, sizeof(*s2));
+        memcpy(&s2->cs, &s->cs, offsetof(struct kvm_sregs, interrupt_bitmap));
+    }
+}
+
+/*
+ * The state ioctls, common to both kinds of vCPU fd; -2: not one.  On a
+ * plane vCPU these are what kvm_is_vcpu_plane_ioctl() (virt/kvm/
+ * kvm_main.c) and kvm_arch_is_vcpu_plane_ioctl() (arch/x86/kvm/x86.c)
+ * allow ("KVM: Implement KVM_CREATE_VCPU ioctl for planes"); the rest is
+ * EINVAL there.
+ */
 static int model_state_ioctl(Vcpu *v, unsigned long req, void *arg)
 {
     switch (req) {
+    case KVM_GET_SREGS2:
+    case KVM_SET_SREGS2:
+        model_sregs2(v, arg, req == KVM_SET_SREGS2);
+        return 0;
+    case KVM_GET_REG_LIST: {
+        struct kvm_reg_list *l = arg;
+
+        l->n = 0;               /* x86 lists no ONE_REG registers */
+        return 0;
+    }
     case KVM_GET_REGS:
         *(struct kvm_regs *)arg = v->regs;
         return 0;
@@ -659,6 +879,7 @@ static int model_state_ioctl(Vcpu *v, unsigned long req, void *arg)
                sizeof(struct kvm_vcpu_events));
         return 0;
     case KVM_GET_XSAVE:
+    case KVM_GET_XSAVE2:        /* of KVM_CAP_XSAVE2 bytes: the legacy 4K */
         memset(arg, 0, sizeof(struct kvm_xsave));
         return 0;
     case KVM_GET_XCRS: {
@@ -816,6 +1037,110 @@ static bool model_wait_done(const char *s)
     return true;
 }
 
+/* An I/O exit of one byte, @data for an OUT. */
+static void model_exit_io(struct kvm_run *run, bool out, uint16_t port,
+                          uint8_t data)
+{
+    run->exit_reason = KVM_EXIT_IO;
+    run->io.direction = out ? KVM_EXIT_IO_OUT : KVM_EXIT_IO_IN;
+    run->io.size = 1;
+    run->io.port = port;
+    run->io.count = 1;
+    run->io.data_offset = IO_DATA_OFFSET;
+    *((uint8_t *)run + IO_DATA_OFFSET) = out ? data : 0;
+}
+
+/*
+ * A step of plane 1 while it runs on @v's index ("p1-..."): the exits it
+ * causes arrive on plane 0's vCPU fd, whose kvm_run the plane-1 vCPU
+ * shares (vcpu->run = vcpu->common->run, kvm_plane_ioctl_create_vcpu()),
+ * and the next KVM_RUN goes on in plane 1.  Returns 1 for an exit.
+ *   p1-out:PORT:BYTE      OUT of a byte
+ *   p1-in:PORT            IN of a byte (logged at completion)
+ *   p1-mmio-write:GPA:VAL MMIO write of 4 bytes
+ *   p1-mmio-read:GPA      MMIO read of 4 bytes (logged at completion)
+ *   p1-shutdown           KVM_EXIT_SHUTDOWN (a triple fault of plane 1)
+ */
+static int model_step_plane1(Vcpu *v, const char *s)
+{
+    struct kvm_run *run = v->run;
+    unsigned int a = 0, b = 0;
+
+    if (sscanf(s, "p1-out:%i:%i", &a, &b) == 2) {
+        model_exit_io(run, true, a, b);
+    } else if (sscanf(s, "p1-in:%i", &a) == 1) {
+        model_exit_io(run, false, a, 0);
+    } else if (sscanf(s, "p1-mmio-write:%i:%i", &a, &b) == 2 ||
+               sscanf(s, "p1-mmio-read:%i", &a) == 1) {
+        run->exit_reason = KVM_EXIT_MMIO;
+        run->mmio.phys_addr = a;
+        run->mmio.len = 4;
+        run->mmio.is_write = !strncmp(s, "p1-mmio-write", 13);
+        memset(run->mmio.data, 0, sizeof(run->mmio.data));
+        memcpy(run->mmio.data, &b, 4);
+    } else if (!strcmp(s, "p1-shutdown")) {
+        run->exit_reason = KVM_EXIT_SHUTDOWN;
+    } else {
+        model_refuse(0, "unknown plane-1 step '%s'", s);
+        return 0;
+    }
+    model_log("plane1 exit vcpu=%lu %s", v->id, s);
+    v->last_exit = run->exit_reason;
+    return 1;
+}
+
+/*
+ * HC 15 from plane 0 with a plane-1 vCPU on the index: the kernel
+ * switches to it (KVM_HC_VBS_VTL_CALL in ____kvm_emulate_hypercall(),
+ * arch/x86/kvm/x86.c, lvbs 0028).  Plane 1 then plays its "p1-" steps
+ * and returns (HC 16, in the kernel too).  A vCPU that waits for INIT
+ * never runs: plane 0's call would hang, so the model flags it and
+ * wedges the index.
+ */
+static void model_vtl_call_in_kernel(Vcpu *v)
+{
+    Vcpu *p1 = m.vcpu[1][v->id];
+
+    if (!p1->runnable) {
+        model_refuse(0, "VTL call on vCPU %lu enters plane 1's vCPU %lu, "
+                     "which waits for INIT: the kernel makes only the boot "
+                     "vCPU's (id 0) runnable", v->id, v->id);
+        v->wedged = true;
+        return;
+    }
+    model_enter_plane1(v->id);
+    v->in_plane1 = true;
+}
+
+/* Plane 1 returns to plane 0 on @v's index (HC 16 in the kernel). */
+static void model_plane1_returns(Vcpu *v)
+{
+    v->in_plane1 = false;
+    model_log("vcpu %lu hc 15 handled in the kernel", v->id);
+    v->regs.rax = 0;
+}
+
+/* The next step of @v's script, past the wait steps that are over. */
+static const char *model_next_step(Vcpu *v)
+{
+    for (;;) {
+        const char *s;
+
+        if (v->wedged || v->step >= v->nr_steps) {
+            return NULL;
+        }
+        s = v->steps[v->step];
+        if (strncmp(s, "await-", 6)) {
+            return s;
+        }
+        if (!model_wait_done(s)) {
+            return NULL;
+        }
+        model_log("vcpu %lu step %s", v->id, s);
+        v->step++;
+    }
+}
+
 /*
  * One step of plane 0's script, on entry to KVM_RUN.  Returns 1 for an
  * exit to userspace, 0 to idle (until QEMU kicks the vCPU, or a wait step
@@ -823,44 +1148,38 @@ static bool model_wait_done(const char *s)
  *   config, activate      HC 13, HC 14 with the array at KVM_MODEL_ARRAY
  *   vtlcall               HC 15 with KVM_MODEL_CA: exits while no plane-1
  *                         vCPU exists on the index, else the kernel enters
- *                         plane 1 (checked), which returns at once
+ *                         plane 1 (checked), which plays the "p1-" steps
+ *                         that follow, see model_step_plane1(), and returns
  *   await-plane1          wait until a plane-1 vCPU exists (any index)
  *   await-go              wait until the file KVM_MODEL_GO exists
  *   fault                 KVM_EXIT_MEMORY_FAULT on plane 1's region
+ *   fault-ram             KVM_EXIT_MEMORY_FAULT on plane 0's RAM at 2 MiB
  *   reset                 KVM_EXIT_SYSTEM_EVENT RESET
  *   exit                  out 0xf4 (isa-debug-exit), value 0
  */
 static int model_step(Vcpu *v)
 {
     struct kvm_run *run = v->run;
-    const char *s;
+    const char *s = model_next_step(v);
 
-    for (;;) {
-        if (v->step >= v->nr_steps) {
-            return 0;
-        }
-        s = v->steps[v->step];
-        if (strncmp(s, "await-", 6)) {
-            break;
-        }
-        if (!model_wait_done(s)) {
-            return 0;
-        }
-        model_log("vcpu %lu step %s", v->id, s);
-        v->step++;
+    if (v->in_plane1 && (!s || strncmp(s, "p1-", 3))) {
+        model_plane1_returns(v);
+    }
+    if (!s) {
+        return 0;
     }
     v->step++;
     model_log("vcpu %lu step %s", v->id, s);
-    if (!strcmp(s, "config")) {
+    if (!strncmp(s, "p1-", 3) && v->in_plane1) {
+        return model_step_plane1(v, s);
+    } else if (!strcmp(s, "config")) {
         model_write_config();
         model_exit_hypercall(v, HC_CONFIG, m.array, 2);
     } else if (!strcmp(s, "activate")) {
         model_exit_hypercall(v, HC_ACTIVATE, m.array, 2);
     } else if (!strcmp(s, "vtlcall")) {
         if (m.kernel == KERNEL_SEED && m.vcpu[1][v->id]) {
-            model_enter_plane1(v->id);
-            model_log("vcpu %lu hc 15 handled in the kernel", v->id);
-            v->regs.rax = 0;
+            model_vtl_call_in_kernel(v);
             return model_step(v);
         }
         if (!(m.exit_hypercalls & (1ULL << HC_VTL_CALL))) {
@@ -868,23 +1187,18 @@ static int model_step(Vcpu *v)
             return model_step(v);
         }
         model_exit_hypercall(v, HC_VTL_CALL, m.ca, 0);
-    } else if (!strcmp(s, "fault")) {
+    } else if (!strncmp(s, "fault", 5)) {
         run->exit_reason = KVM_EXIT_MEMORY_FAULT;
         run->memory_fault.flags = 0;
-        run->memory_fault.gpa = m.region_base;
+        run->memory_fault.gpa = strcmp(s, "fault-ram") ? m.region_base :
+                                0x200000;
         run->memory_fault.size = 4096;
     } else if (!strcmp(s, "reset")) {
         run->exit_reason = KVM_EXIT_SYSTEM_EVENT;
         memset(&run->system_event, 0, sizeof(run->system_event));
         run->system_event.type = KVM_SYSTEM_EVENT_RESET;
     } else if (!strcmp(s, "exit")) {
-        run->exit_reason = KVM_EXIT_IO;
-        run->io.direction = KVM_EXIT_IO_OUT;
-        run->io.size = 1;
-        run->io.port = 0xf4;
-        run->io.count = 1;
-        run->io.data_offset = IO_DATA_OFFSET;
-        *((uint8_t *)run + IO_DATA_OFFSET) = 0;
+        model_exit_io(run, true, 0xf4, 0);
     } else {
         model_refuse(0, "unknown script step '%s'", s);
         return 0;
@@ -898,8 +1212,21 @@ static int model_step(Vcpu *v)
 /* The previous exit's completion, as the kernel takes it on re-entry. */
 static void model_complete_exit(Vcpu *v)
 {
-    if (v->last_exit == KVM_EXIT_HYPERCALL) {
-        int64_t ret = (int64_t)v->run->hypercall.ret;
+    struct kvm_run *run = v->run;
+
+    if (v->in_plane1 && run->exit_reason == KVM_EXIT_IO &&
+        run->io.direction == KVM_EXIT_IO_IN) {
+        model_log("plane1 io-in vcpu=%lu port 0x%x data 0x%x", v->id,
+                  run->io.port, *((uint8_t *)run + run->io.data_offset));
+    } else if (v->in_plane1 && run->exit_reason == KVM_EXIT_MMIO &&
+               !run->mmio.is_write) {
+        uint32_t data;
+
+        memcpy(&data, run->mmio.data, 4);
+        model_log("plane1 mmio-read vcpu=%lu 0x%llx data 0x%x", v->id,
+                  (unsigned long long)run->mmio.phys_addr, data);
+    } else if (v->last_exit == KVM_EXIT_HYPERCALL) {
+        int64_t ret = (int64_t)run->hypercall.ret;
 
         model_log("vcpu %lu hc %llu ret %lld", v->id,
                   (unsigned long long)v->last_nr, (long long)ret);

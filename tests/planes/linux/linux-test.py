@@ -15,6 +15,9 @@ A  plane 1 in memmap-reserved RAM, default plane-violation=stop, 2 vCPUs:
    plane 1 alone and later calls return -EOPNOTSUPP.
 B  plane 1 in fresh RAM at 4 GiB, plane-violation=fault: boots, seals, and
    a write into the sealed text is an oops on plane 0's console.
+C  the VBS series' launch line (-cpu max -smp 3,maxcpus=4 -m 4G, OVMF from pflash):
+   the pair boots through UEFI, calls from two vCPUs, the seal; a fourth
+   CPU plugged with device_add, onlined through ACPI, makes a VTL call.
 After each, the same plane 0 with planes=1: the same clocksource and the
 same TSC verdict as with planes=2, and no stray interrupt in either.
 Plane 1's console (COM2) is an isa-serial of plane 1 in A and B: plane 0's
@@ -23,6 +26,7 @@ ACPI describes COM1 only.
 
 import os
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -353,6 +357,57 @@ def vm_b(tmp, art):
     return vm
 
 
+OVMF_CODE = '/usr/share/OVMF/OVMF_CODE_4M.fd'
+OVMF_VARS = '/usr/share/OVMF/OVMF_VARS_4M.fd'
+
+
+def vm_c(tmp, art):
+    """The VBS series' launch line (-cpu max -smp 3,maxcpus=4 -m 4G, OVMF from
+    pflash) with planes=2: the pair boots through UEFI as the series'
+    images do, and the calls and the seal work."""
+    vars_copy = os.path.join(tmp, 'OVMF_VARS.fd')
+    shutil.copyfile(OVMF_VARS, vars_copy)
+    vm = linuxvm.LinuxPlanesVM(
+        tmp, art, 'uefi', case='memmap', smp='3,maxcpus=4', mem='4G',
+        extra=('-cpu', 'max',
+               '-drive', f'if=pflash,format=raw,unit=0,readonly=on,'
+                         f'file={OVMF_CODE}',
+               '-drive', f'if=pflash,format=raw,unit=1,file={vars_copy}'))
+    note('$ ' + vm.cmdline())
+    vm.start()
+    try:
+        boot(vm, 'uefi')
+        f = read_facts(vm)
+        ok(f"uefi: plane 0 booted through UEFI (firmware={f.get('firmware')})"
+           f", ACPI describes COM1 only ({f.get('acpi-uarts')} PNP0501)",
+           f.get('firmware') == 'uefi' and f.get('acpi-uarts') == '1',
+           f.get('line'))
+        expect(vm, 'uefi', 'init', r'init rax=0 status=0')
+        expect(vm, 'uefi', 'echo through-ovmf',
+               r'echo rax=0 status=0 resp_size=12 resp=fmvo-hguorht')
+        expect(vm, 'uefi: 2 vCPUs calling at once', 'parallel 20',
+               r'parallel cpu0 ok=20 bad=0 cpu1 ok=20 bad=0 last_rax=0,0',
+               timeout=120)
+        expect(vm, 'uefi', 'seal', r'seal rax=0 status=0 .*')
+        # The fourth CPU, plugged: ACPI's hotplug path, then a VTL call
+        # from it
+        slot = [c for c in vm.q('query-hotpluggable-cpus')
+                if 'qom-path' not in c][0]
+        vm.q('device_add', driver=slot['type'], id='cpu3', **slot['props'])
+        vcpus = [v['cpu-index'] for v in vm.q('query-planes')[1]['vcpus']]
+        ok(f'uefi: a CPU plugged with device_add has a plane-1 state '
+           f'(plane 1 vCPU indexes {vcpus})', vcpus == [0, 1, 2, 3])
+        expect(vm, 'uefi: the plugged CPU, onlined through ACPI hotplug',
+               'online 3', r'online cpu3=1 cpus 4')
+        expect(vm, 'uefi: a VTL call from the plugged CPU', 'on 3 echo plugged',
+               r'on cpu3: echo rax=0 status=0 resp_size=7 resp=deggulp')
+        st = vm.plane_state()
+        ok(f"uefi: query-planes: plane 1 '{st}'", st == 'parked')
+    finally:
+        vm.kill()
+    return vm
+
+
 def vm_planes1(tmp, art, planes2, smp, mem):
     """The same plane 0 as @planes2 (VM A or B: @smp vCPUs, @mem), booted
     with planes=1: what plane 0 makes of its clocks must not depend on
@@ -395,6 +450,10 @@ def main():
             except Exception as e:      # noqa: BLE001
                 ok(f'vm_planes1 ({smp} vCPUs) ran to its end', False,
                    repr(e))
+        try:
+            vm_c(base, art)
+        except Exception as e:      # noqa: BLE001
+            ok('vm_c ran to its end', False, repr(e))
     note(f'check-linux took {time.monotonic() - t0:.0f} s')
     print(f'1..{n}')
     return 1 if failed else 0

@@ -293,7 +293,8 @@ static void plane_tcg_device_irq(CPUState *cs, int level)
 
 /*
  * An interrupt message of a plane's device goes to the plane's state of
- * the vCPU index whose APIC ID it names, and nowhere else: physical
+ * the vCPU index whose APIC ID it names, if that state lives (the home
+ * state, or one the plane enabled), and nowhere else: physical
  * destination mode, fixed or lowest-priority delivery, the form a driver
  * programs for a device's queue interrupt.  A logical or broadcast
  * destination, an NMI, SMI, INIT or ExtINT message, or a vector below 16
@@ -315,7 +316,8 @@ static bool plane_tcg_device_msi(Plane *plane, uint64_t address,
     for (unsigned int i = 0; i < plane->set->nr_vcpus; i++) {
         CPUState *cs = plane_cpu(plane, i);
 
-        if (cs && X86_CPU(cs)->apic_state && X86_CPU(cs)->apic_id == dest) {
+        if (cs && X86_CPU(cs)->apic_state && X86_CPU(cs)->apic_id == dest &&
+            plane_state_index(plane, i) == i) {
             apic_plane_set_irq(X86_CPU(cs)->apic_state, vector,
                                (data >> MSI_DATA_TRIGGER_SHIFT) & 1);
             return true;
