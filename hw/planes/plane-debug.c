@@ -140,7 +140,9 @@ void plane_debug_unmute_all(void)
 void plane_debug_switching(PlaneSet *set, unsigned int cpu_index,
                            unsigned int to)
 {
-    CPUState *to_cpu = plane_cpu(set->planes[to], cpu_index);
+    Plane *to_plane = set->planes[to];
+    CPUState *to_cpu = plane_cpu(to_plane,
+                                 plane_state_index(to_plane, cpu_index));
     unsigned int stops = qatomic_read(&plane_switch_stops);
     bool wanted = to ? stops & PLANE_DEBUG_STOP_ENTER
                      : stops & PLANE_DEBUG_STOP_RETURN;
@@ -293,6 +295,11 @@ void hmp_planes_view(Monitor *mon, const QDict *qdict)
     }
     plane = set->planes[id];
     cpu = plane_cpu(plane, id ? plane->home : 0);
+    if (!cpu) {
+        monitor_printf(mon, "planes_view: plane %" PRId64 " has no vCPU "
+                       "state yet\n", id);
+        return;
+    }
     while (len > 0) {
         unsigned int chunk = MIN(len, qemu_target_page_size() -
                                       (addr & ~qemu_target_page_mask()));

@@ -27,6 +27,9 @@ static const char *plane_gdb_state_word(Plane *plane, unsigned int index,
 {
     unsigned int word = qatomic_read(&plane->set->current_plane[index]);
 
+    if (plane_state_index(plane, index) != index) {
+        return "unused";    /* the plane's shared state serves this index */
+    }
     if ((word & ~PLANE_WAITING) != plane->id) {
         return plane->id ? PlaneState_str(plane->state) : "in VTL call";
     }
@@ -63,6 +66,16 @@ static bool plane_gdb_resumed(CPUState *cpu, char *newstates,
             (how == 'c' && newstates[cpu->cpu_index] == 's'));
 }
 
+/* An implicitly resumed state of a resumed vCPU index runs, muted */
+static void plane_gdb_wake(CPUState *cpu, char *newstates,
+                           unsigned int max_cpus, bool stepped)
+{
+    if (cpu && cpu->cpu_index < max_cpus && newstates[cpu->cpu_index] == 1) {
+        newstates[cpu->cpu_index] = 'c';
+        plane_debug_mute(cpu, !stepped);
+    }
+}
+
 void plane_gdb_resume_index(char *newstates, unsigned int max_cpus)
 {
     PlaneSet *set = plane_set_get();
@@ -76,14 +89,14 @@ void plane_gdb_resume_index(char *newstates, unsigned int max_cpus)
             resumed |= plane_gdb_resumed(cpu, newstates, max_cpus, 'c');
             stepped |= plane_gdb_resumed(cpu, newstates, max_cpus, 's');
         }
+        /* and the state that serves the index's calls, maybe elsewhere */
         for (unsigned int p = 0; resumed && p < set->nr_planes; p++) {
-            CPUState *cpu = plane_cpu(set->planes[p], i);
+            Plane *plane = set->planes[p];
 
-            if (cpu && cpu->cpu_index < max_cpus &&
-                newstates[cpu->cpu_index] == 1) {
-                newstates[cpu->cpu_index] = 'c';
-                plane_debug_mute(cpu, !stepped);
-            }
+            plane_gdb_wake(plane_cpu(plane, i), newstates, max_cpus,
+                           stepped);
+            plane_gdb_wake(plane_cpu(plane, plane_state_index(plane, i)),
+                           newstates, max_cpus, stepped);
         }
     }
 }
