@@ -117,7 +117,7 @@ refuse() { judge "$1" absent "${@:2}"; }
 show_stop='printf "CHECK inferior=%d pc=0x%lx\n", $_inferior, $pc'
 shared=$(printf '0x%x' $((p1base + 16)))
 
-echo "1..11"
+echo "1..12"
 
 run_case inferiors "info threads"
 expect "each plane an inferior, threads labelled" \
@@ -228,6 +228,21 @@ expect "a watchpoint on a plane-1 variable stops plane 1" \
 expect "planes_view: plane 1 reads its variable, plane 0 is denied" \
     'plane 1 rwx 01 00 00 00 00 00 00 00' \
     'plane 0 --- denied: plane 0 cannot read it'
+
+run_case bad-input "maint packet Qqemu.PlaneSwitchStops:7
+maint packet Qqemu.PlaneSwitchStops:zz
+monitor planes_switch_stops sometimes
+monitor planes_view 9 0 4
+monitor planes_view 1 0 0
+monitor planes_view 1 0 5000
+info threads"
+expect "bad debugging requests get one-line refusals, the VM is fine" \
+    'received: "E22"' \
+    "planes_switch_stops: 'sometimes' is not one of none, enter, return, both" \
+    'planes_view: plane 9 does not exist \(the machine has 2\)' \
+    'planes_view: length 0 is not in 1\.\.4096' \
+    'planes_view: length 5000 is not in 1\.\.4096' \
+    'plane 0 vCPU 0 \[running\]'
 
 echo "# $n tests, $failed failed"
 [ "$failed" = 0 ]
