@@ -119,8 +119,10 @@ shared=$(printf '0x%x' $((p1base + 16)))
 
 echo "1..12"
 
-run_case inferiors "info threads"
-expect "each plane an inferior, threads labelled" \
+run_case inferiors "info threads
+monitor info registers -a"
+expect "each plane an inferior, threads and registers labelled" \
+    '^CPU#2: plane 1 vCPU 0 \[created\]' \
     '^\* 1\.1 +Thread 1\.1 \(plane 0 vCPU 0 \[running\]\)' \
     '^  1\.2 +Thread 1\.2 \(plane 0 vCPU 1 ' \
     '^  2\.1 +Thread 2\.3 \(plane 1 vCPU 0 \[created\]\)' \
