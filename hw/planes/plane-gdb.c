@@ -101,6 +101,20 @@ void plane_gdb_resume_index(char *newstates, unsigned int max_cpus)
     }
 }
 
+int plane_dump_thread_id(CPUState *cpu)
+{
+    PlaneSet *set = plane_set_get();
+    unsigned int index;
+
+    /* Beyond 999 vCPUs the ids could meet plane 0's: cpu_index + 1 */
+    if (!set || !cpu->plane_id || cpu->plane_id >= set->nr_planes ||
+        set->nr_vcpus > 999) {
+        return 0;
+    }
+    index = plane_cpu_index(set, cpu);
+    return index < set->nr_vcpus ? cpu->plane_id * 1000 + index + 1 : 0;
+}
+
 bool plane_gdb_attach_check(uint32_t pid, Error **errp)
 {
     PlaneSet *set = plane_set_get();

@@ -66,6 +66,12 @@ unsigned int plane_gdb_nr_processes(void);
 bool plane_gdb_thread_label(CPUState *cpu, GString *label);
 void plane_gdb_resume_index(char *newstates, unsigned int max_cpus);
 bool plane_gdb_attach_check(uint32_t pid, Error **errp);
+/*
+ * plane_dump_thread_id: dump-guest-memory's thread id of a plane >= 1
+ * state, plane * 1000 + vCPU index + 1 (0 for plane 0's CPUs, which keep
+ * cpu_index + 1, and for machines of more than 999 vCPUs).
+ */
+int plane_dump_thread_id(CPUState *cpu);
 void plane_gdb_init(void);
 
 #endif

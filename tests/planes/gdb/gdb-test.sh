@@ -117,7 +117,7 @@ refuse() { judge "$1" absent "${@:2}"; }
 show_stop='printf "CHECK inferior=%d pc=0x%lx\n", $_inferior, $pc'
 shared=$(printf '0x%x' $((p1base + 16)))
 
-echo "1..12"
+echo "1..13"
 
 run_case inferiors "info threads
 monitor info registers -a"
@@ -230,6 +230,11 @@ expect "a watchpoint on a plane-1 variable stops plane 1" \
 expect "planes_view: plane 1 reads its variable, plane 0 is denied" \
     'plane 1 rwx 01 00 00 00 00 00 00 00' \
     'plane 0 --- denied: plane 0 cannot read it'
+
+run_case dump "monitor dump-guest-memory $tmp/dump.elf"
+out=$(timeout 60 gdb -batch -nx -ex "info threads" -c "$tmp/dump.elf" 2>&1)
+expect "dump-guest-memory: plane 1's states are threads 1001 and 1002" \
+    '^\* 1 +LWP 1 ' '^  2 +LWP 2 ' '^  3 +LWP 1001 ' '^  4 +LWP 1002 '
 
 run_case bad-input "maint packet Qqemu.PlaneSwitchStops:7
 maint packet Qqemu.PlaneSwitchStops:zz
