@@ -9,7 +9,7 @@ QEMU    := $(BUILD)/qemu-system-x86_64
 
 # Our tests, and QEMU's own suites that the planes change can break.
 PLANES_QTESTS := planes-test planes-guest-test planes-kvm-test planes-security-test \
-                 planes-migration-test
+                 planes-migration-test planes-launch-test
 QEMU_QTESTS   := qmp-cmd-test qom-test test-hmp device-introspect-test
 MESON_TEST    := cd $(BUILD) && pyvenv/bin/meson test --no-rebuild \
                  --print-errorlogs --num-processes 2
@@ -138,10 +138,12 @@ check-planes: all
 	$(MESON_TEST) --logbase planes $(addprefix qtest-x86_64/,$(PLANES_QTESTS))
 
 # libFuzzer (clang from Debian) against independent models: the pure
-# decision code of hw/planes/plane-rules.c and plane-attr-map.c, the very
-# files QEMU builds (tests/planes/fuzz/).  make fuzz: FUZZ_RUNS executions
-# per target (2 targets: 10 million in all by default); check-fuzz: a
-# short run from the seeds alone, CHECK_FUZZ_SECONDS per target.
+# decision code of hw/planes/plane-rules.c, plane-attr-map.c and
+# plane-migration-check.c, the very files QEMU builds (tests/planes/fuzz/;
+# the migration one seeded with real streams the migration test saves).
+# make fuzz: FUZZ_RUNS executions per target (3 targets: 15 million in all
+# by default); check-fuzz: a short run from the seeds alone,
+# CHECK_FUZZ_SECONDS per target.
 FUZZ_RUNS ?= 5000000
 CHECK_FUZZ_SECONDS ?= 12
 .PHONY: fuzz check-fuzz

@@ -19,6 +19,7 @@
 #include "hw/planes/plane-accel.h"
 #include "hw/planes/plane-dma.h"
 #include "hw/planes/plane-hypercall.h"
+#include "hw/planes/plane-measure.h"
 #include "hw/planes/plane-memory.h"
 #include "hw/planes/plane-ram.h"
 #include "hw/planes/plane-rules.h"
@@ -161,6 +162,24 @@ static int64_t plane_config_commit(const PlaneCaller *c, hwaddr gpa,
     return 0;
 }
 
+/*
+ * Only plane 0 may CONFIG and ACTIVATE (@what), and only where the host
+ * did not launch plane 1 itself (-object plane-launch).
+ */
+static int64_t plane_config_caller_check(const PlaneCaller *c,
+                                         const char *what)
+{
+    if (c->plane != 0) {
+        return plane_hc_refuse(c, PLANES_KVM_EPERM, "only plane 0 may %s "
+                               "planes", what);
+    }
+    if (c->set->host_launch) {
+        return plane_hc_refuse(c, PLANES_KVM_EPERM, "plane 1 was launched "
+                               "by the host");
+    }
+    return 0;
+}
+
 /* Reads and parses entries 1..count-1 of the config array at @gpa. */
 int64_t plane_hc_config(const PlaneCaller *c)
 {
@@ -172,9 +191,9 @@ int64_t plane_hc_config(const PlaneCaller *c)
     PlaneLayout l;
     int64_t err;
 
-    if (c->plane != 0) {
-        return plane_hc_refuse(c, PLANES_KVM_EPERM, "only plane 0 may "
-                               "configure planes");
+    err = plane_config_caller_check(c, "configure");
+    if (err) {
+        return err;
     }
     plane_layout_describe(set, c->cpu, &l);
     err = plane_config_load(c, &l, gpa, count, &entries);
@@ -340,9 +359,23 @@ static void plane_activate_record(const PlaneCaller *c,
         plane->entry_point = boot[i].entry_point;
         g_free(plane->boot_cmdline);
         plane->boot_cmdline = g_strdup(entries[i].cmdline);
+        plane_measure(plane, &boot[i]);
         plane_set_state(plane, PLANE_STATE_ACTIVE);
     }
     set->activate_index = c->index;
+}
+
+void plane_activate_start(PlaneSet *set, unsigned int index)
+{
+    set->activate_index = index;
+    set->activating = true;
+    set->pending[index] = (PlanePending) {
+        .kind = PLANE_PENDING_ACTIVATE, .caller = 0, .callee = 1,
+    };
+    plane_boot_after_seal(set);
+    plane_bind_states(set->planes[1]);
+    plane_switch(set, index, 1);
+    plane_set_state(set->planes[1], PLANE_STATE_RUNNING);
 }
 
 /*
@@ -354,17 +387,8 @@ static void plane_activate_commit(const PlaneCaller *c,
                                   const PlaneBootInfo *boot,
                                   unsigned int count)
 {
-    PlaneSet *set = c->set;
-
     plane_activate_record(c, entries, boot, count);
-    set->activating = true;
-    set->pending[c->index] = (PlanePending) {
-        .kind = PLANE_PENDING_ACTIVATE, .caller = 0, .callee = 1,
-    };
-    plane_boot_after_seal(set);
-    plane_bind_states(set->planes[1]);
-    plane_switch(set, c->index, 1);
-    plane_set_state(set->planes[1], PLANE_STATE_RUNNING);
+    plane_activate_start(c->set, c->index);
 }
 
 /*
@@ -405,9 +429,9 @@ int64_t plane_hc_activate(const PlaneCaller *c, PlaneHcOutcome *out)
     PlaneLayout l;
     int64_t err;
 
-    if (c->plane != 0) {
-        return plane_hc_refuse(c, PLANES_KVM_EPERM, "only plane 0 may "
-                               "activate planes");
+    err = plane_config_caller_check(c, "activate");
+    if (err) {
+        return err;
     }
     if (!set->configured) {
         return plane_hc_refuse(c, PLANES_KVM_EPERM, "ACTIVATE before CONFIG");

@@ -58,6 +58,13 @@ void plane_boot(PlaneSet *set, unsigned int id);
  */
 void plane_boot_after_seal(PlaneSet *set);
 
+/*
+ * plane_activate_start: plane 1, active and sealed, boots on vCPU index
+ * @index and runs there until it parks; plane 0 waits there meanwhile
+ * (in ACTIVATE, or at its reset vector for plane-launch).
+ */
+void plane_activate_start(PlaneSet *set, unsigned int index);
+
 /* plane-vtl.c: the plane state's return of @c->index to its caller. */
 PlaneHcOutcome plane_return(const PlaneCaller *c, uint64_t *ret);
 

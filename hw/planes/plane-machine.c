@@ -26,6 +26,8 @@
 #include "hw/planes/plane-migration.h"
 #include "hw/planes/plane-ram.h"
 #include "hw/planes/plane-hypercall.h"
+#include "hw/planes/plane-launch.h"
+#include "hw/planes/plane-measure.h"
 #include "plane-internal.h"
 #include "hw/core/cpu.h"
 #include "qemu/accel.h"
@@ -383,6 +385,7 @@ bool machine_planes_init(MachineState *ms, Error **errp)
         }
     } else if (planes > 1) {
         plane_migration_init(set);
+        plane_measure_migration_init(set);
     }
     if (planes > 1) {
         plane_layout_init();
@@ -433,7 +436,7 @@ bool machine_planes_create_vcpus(MachineState *ms, Error **errp)
     PlaneSet *set = plane_set_get();
 
     if (!set || set->nr_planes == 1) {
-        return true;
+        return plane_launch_init(errp);     /* refuses any plane-launch */
     }
     for (unsigned int i = 0; i < set->nr_vcpus; i++) {
         if (plane_index_present(set, i)) {
@@ -450,7 +453,7 @@ bool machine_planes_create_vcpus(MachineState *ms, Error **errp)
         return false;
     }
     plane_devices_attach();
-    return true;
+    return plane_launch_init(errp);
 }
 
 bool machine_planes_cpu_plugged(MachineState *ms, CPUState *cpu,

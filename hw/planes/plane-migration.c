@@ -32,56 +32,12 @@
 #include "hw/planes/plane-device.h"
 #include "hw/planes/plane-memory.h"
 #include "hw/planes/plane-migration.h"
+#include "hw/planes/plane-migration-check.h"
 #include "hw/planes/plane-ram.h"
 #include "hw/planes/plane-rules.h"
 #include "plane-dispatch.h"
 #include "plane-internal.h"
 #include "trace.h"
-
-/* Per vCPU index: who runs there, and what is pending across a switch */
-typedef struct PlaneMigPending {
-    uint32_t current;
-    uint32_t kind;
-    uint32_t caller;
-    uint32_t callee;
-    uint64_t calling_area;
-    uint64_t wait_seq;
-    bool call_after_park;
-} PlaneMigPending;
-
-typedef struct PlaneMigPlane {
-    uint32_t state;
-    uint32_t kernel_format;
-    uint32_t home;
-    bool busy;
-    uint64_t region_base;
-    uint64_t region_size;
-    uint64_t entry_point;
-    uint64_t memory_violations;
-    uint64_t device_accesses_dropped;
-    uint8_t cmdline[PLANE_CONFIG_CMDLINE_LEN];
-    bool has_cmdline;
-    uint32_t nr_vcpus;
-    uint8_t *vcpu_enabled;      /* per index: bit 0 enabled, bit 1 fresh */
-    int32_t nr_ranges;
-    PlaneMemAttrRange *ranges;
-} PlaneMigPlane;
-
-typedef struct PlaneMigImage {
-    int32_t nr_planes;
-    int32_t nr_vcpus;
-    PlaneMigPending *pending;
-    PlaneMigPlane *planes;
-    unsigned int planes_allocated;      /* whatever the stream says */
-    uint64_t wait_seq;
-    bool activating;
-    bool boot_queued;
-    uint32_t activate_index;
-    bool configured;
-    uint64_t config_gpa;
-    uint32_t config_count;
-    bool violation_stopped;
-} PlaneMigImage;
 
 static PlaneMigImage plane_mig;
 
@@ -188,109 +144,55 @@ static bool plane_mig_same_shape(void *opaque, int version_id)
     return true;
 }
 
-static bool plane_mig_plane_valid(PlaneSet *set, unsigned int id,
-                                  const PlaneMigPlane *mp, const char **why)
-{
-    if (mp->state >= PLANE_STATE__MAX) {
-        *why = "state";
-    } else if (mp->home != PLANE_HOME_INDEX) {
-        /* a plane's shared state never leaves the boot vCPU's index */
-        *why = "home vCPU index";
-    } else if (mp->nr_vcpus != set->nr_vcpus) {
-        *why = "vCPU count";
-    } else if (mp->vcpu_enabled[PLANE_HOME_INDEX] & 1) {
-        /* the home index holds the shared state: never enabled apart */
-        *why = "enabled state on the home vCPU index";
-    } else if (mp->nr_ranges < 0 ||
-               mp->nr_ranges > PLANE_MEM_ATTR_MAX_RANGES) {
-        *why = "attribute map size";
-    } else if (mp->region_size &&
-               mp->region_base + mp->region_size < mp->region_base) {
-        *why = "region";
-    } else if (memchr(mp->cmdline, 0, sizeof(mp->cmdline)) == NULL) {
-        *why = "command line";
-    } else if (id == 0 && (mp->region_size || mp->has_cmdline)) {
-        *why = "plane 0 record";
-    } else {
-        *why = NULL;
-    }
-    for (unsigned int i = 0; !*why && i < set->nr_vcpus; i++) {
-        if (mp->vcpu_enabled[i] && !plane_index_present(set, i)) {
-            *why = "enabled state on a vCPU index without a CPU here";
-        }
-    }
-    for (int32_t r = 0; !*why && r < mp->nr_ranges; r++) {
-        const PlaneMemAttrRange *range = &mp->ranges[r];
+/* The stream's encoding is the core's (plane-migration-check.h) */
+QEMU_BUILD_BUG_ON(PLANE_MIG_STATE_STOPPED != (int)PLANE_STATE_STOPPED ||
+                  PLANE_MIG_STATE__MAX != (int)PLANE_STATE__MAX ||
+                  PLANE_MIG_STATE_ACTIVE != (int)PLANE_STATE_ACTIVE);
+QEMU_BUILD_BUG_ON(PLANE_MIG_PENDING_WAITING != (int)PLANE_PENDING_WAITING ||
+                  PLANE_MIG_PENDING_VTL_CALL != (int)PLANE_PENDING_VTL_CALL ||
+                  PLANE_MIG_PENDING_ACTIVATE != (int)PLANE_PENDING_ACTIVATE);
+QEMU_BUILD_BUG_ON(PLANE_MIG_WAITING != PLANE_WAITING ||
+                  PLANE_MIG_PLANES_MAX != PLANES_MAX ||
+                  PLANE_MIG_HOME_INDEX != PLANE_HOME_INDEX);
 
-        /* the one form plane_attr_map_set() makes: sorted, merged */
-        if (range->start >= range->end || !range->attrs ||
-            (range->attrs & ~PLANE_MEM_ATTR_DENY_ALL) ||
-            (r && range->start < mp->ranges[r - 1].end) ||
-            (r && range->start == mp->ranges[r - 1].end &&
-             range->attrs == mp->ranges[r - 1].attrs)) {
-            *why = "attribute map";
-        }
-    }
-    return !*why;
-}
+typedef struct PlaneMigSetup PlaneMigSetup;
+static PlaneMigSetup plane_mig_setup;
+static const PlaneMigRegion *plane_mig_setup_regions(void);
 
 /*
- * The calls (or ACTIVATE) that plane @p's shared state serves: one at a
- * time, those of indexes without a state the plane enabled.
+ * This QEMU as the stream's checks see it (under the BQL); @present, of
+ * nr_vcpus, says which indexes have a CPU.
  */
-static unsigned int plane_mig_shared_state_calls(const PlaneMigImage *img,
-                                                 unsigned int p)
+static void plane_mig_dest(PlaneSet *set, PlaneMigDest *d, bool *present)
 {
-    unsigned int calls = 0;
+    PlaneLayout l;
 
-    for (unsigned int i = 0; i < img->nr_vcpus; i++) {
-        const PlaneMigPending *pp = &img->pending[i];
-
-        calls += (pp->kind == PLANE_PENDING_ACTIVATE ||
-                  pp->kind == PLANE_PENDING_VTL_CALL) &&
-                 pp->callee == p && !(img->planes[p].vcpu_enabled[i] & 1);
+    for (unsigned int i = 0; i < set->nr_vcpus; i++) {
+        present[i] = plane_index_present(set, i);
     }
-    return calls;
+    plane_layout_describe(set, first_cpu, &l);
+    *d = (PlaneMigDest) {
+        .nr_planes = set->nr_planes, .nr_vcpus = set->nr_vcpus,
+        .ranges = l.ranges, .nr_ranges = l.nr_ranges,
+        .phys_limit = l.phys_limit, .outside_ram_min = l.outside_ram_min,
+        .ram_limit = set->ram_limit,
+        .host_switches_planes = set->accel->host_switches_planes,
+        .setup = plane_mig_setup_regions(),
+        .present = present,
+    };
 }
 
-/* Every value of the image is one the core can hold; nothing changed yet */
+/* Every record of the image is a state the core can be in; none applied */
 static bool plane_mig_image_valid(PlaneSet *set, const PlaneMigImage *img)
 {
-    const char *why = NULL;
+    g_autofree bool *present = g_new(bool, set->nr_vcpus);
+    g_autofree char *why = NULL;
+    PlaneMigDest d;
 
-    for (unsigned int i = 0; i < set->nr_vcpus && !why; i++) {
-        const PlaneMigPending *pp = &img->pending[i];
-        uint32_t cur = pp->current & ~PLANE_WAITING;
-
-        if (cur >= set->nr_planes) {
-            why = "current plane";
-        } else if (!plane_index_present(set, i) &&
-                   (pp->current || pp->kind != PLANE_PENDING_NONE)) {
-            why = "state of a vCPU index without a CPU here (plug it with "
-                  "-device on the destination)";
-        } else if (pp->kind > PLANE_PENDING_WAITING ||
-                   pp->caller >= set->nr_planes ||
-                   pp->callee >= set->nr_planes) {
-            why = "pending record";
-        }
-    }
-    for (unsigned int p = 0; p < set->nr_planes && !why; p++) {
-        if (plane_mig_plane_valid(set, p, &img->planes[p], &why) &&
-            p && plane_mig_shared_state_calls(img, p) > 1) {
-            why = "number of calls its one shared state serves";
-        }
-        if (why) {
-            error_report("planes: the incoming plane %u has an invalid %s",
-                         p, why);
-            return false;
-        }
-    }
-    if (!why && (img->activate_index >= set->nr_vcpus ||
-                 img->config_count > set->nr_planes)) {
-        why = "ACTIVATE or CONFIG record";
-    }
-    if (why) {
-        error_report("planes: the incoming VM has an invalid %s", why);
+    plane_mig_dest(set, &d, present);
+    if (!plane_mig_check_image(&d, img, &why)) {
+        error_report("planes: the incoming migration stream is refused: %s",
+                     why);
         return false;
     }
     return true;
@@ -513,19 +415,13 @@ static const VMStateDescription vmstate_vm_planes = {
  * wrong plane's view (a virtio queue read as all ones), so a difference
  * is one clear error before any device state arrives.
  */
-typedef struct PlaneMigRegion {
-    bool fresh;
-    uint64_t base;
-    uint64_t size;
-} PlaneMigRegion;
-
-typedef struct PlaneMigSetup {
+struct PlaneMigSetup {
     int32_t nr_planes;
     int32_t nr_vcpus;
     PlaneMigRegion regions[PLANES_MAX];
     uint32_t devices_len;
     char *devices;              /* plane_mig_devices(), NUL included */
-} PlaneMigSetup;
+};
 
 /* "plane 1: /path /path; plane 2: none": each plane >= 1's devices */
 static char *plane_mig_devices(PlaneSet *set)
@@ -547,7 +443,10 @@ static char *plane_mig_devices(PlaneSet *set)
     return g_string_free(s, false);
 }
 
-static PlaneMigSetup plane_mig_setup;
+static const PlaneMigRegion *plane_mig_setup_regions(void)
+{
+    return plane_mig_setup.regions;
+}
 
 static int plane_mig_setup_pre_save(void *opaque)
 {
@@ -674,7 +573,16 @@ static int plane_mig_setup_post_load(void *opaque, int version_id)
 {
     PlaneMigSetup *setup = opaque;
     PlaneSet *set = plane_set_get();
+    g_autofree bool *present = g_new(bool, set->nr_vcpus);
+    g_autofree char *why = NULL;
+    PlaneMigDest d;
 
+    plane_mig_dest(set, &d, present);
+    if (!plane_mig_check_setup(&d, &why)) {
+        error_report("planes: the incoming migration stream is refused: %s",
+                     why);
+        return -EINVAL;
+    }
     for (unsigned int p = 1; p < set->nr_planes; p++) {
         if (setup->regions[p].fresh) {
             if (!plane_mig_setup_region(set, p, &setup->regions[p])) {

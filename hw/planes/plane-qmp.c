@@ -13,6 +13,7 @@
 #include "monitor/monitor.h"
 #include "hw/core/cpu.h"
 #include "hw/planes/plane.h"
+#include "hw/planes/plane-measure.h"
 #include "hw/planes/plane-memory.h"
 #include "hw/planes/plane-device.h"
 
@@ -44,6 +45,7 @@ static PlaneInfo *plane_info(Plane *plane)
     info->region_base = plane->region_base;
     info->region_size = plane->region_size;
     info->entry_point = plane->entry_point;
+    info->launch_measurement = plane_measurement_hex(plane);
     /* planes=1 runs on accelerators without a planes backend too */
     info->switched_by = plane->set->accel &&
                         plane->set->accel->host_switches_planes ?

@@ -228,6 +228,7 @@ static void plane_set_reset_hold(Object *obj, ResetType type)
     }
     set->configured = false;
     set->activating = false;
+    set->launching = false;
     set->activate_seq++;
     set->violation_stopped = false;
     set->config_gpa = 0;

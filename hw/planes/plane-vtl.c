@@ -18,6 +18,7 @@
 #include "qemu/osdep.h"
 #include "qemu/error-report.h"
 #include "qemu/main-loop.h"
+#include "system/runstate.h"
 #include "exec/address-spaces.h"
 #include "hw/core/cpu.h"
 #include "hw/planes/plane.h"
@@ -236,6 +237,7 @@ PlaneHcOutcome plane_return(const PlaneCaller *c, uint64_t *ret)
             return PLANE_HC_SWITCHED;
         }
         set->activating = false;
+        set->launching = false;
         plane_resume_caller(set, c->index, pending, 0);
     } else {
         plane_resume_caller(set, c->index, pending, 0);
@@ -383,6 +385,12 @@ static void plane_stopped(Plane *plane)
              pending->callee > plane->id)) {
             if (pending->kind == PLANE_PENDING_ACTIVATE) {
                 set->activating = false;
+            }
+            if (set->launching) {
+                /* plane-launch: a VM whose plane 1 failed to boot stops */
+                set->launching = false;
+                qemu_system_vmstop_request_prepare();
+                qemu_system_vmstop_request(RUN_STATE_INTERNAL_ERROR);
             }
             plane_resume_caller(set, i, pending,
                                 -(int64_t)PLANES_KVM_EOPNOTSUPP);

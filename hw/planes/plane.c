@@ -184,6 +184,7 @@ static void plane_reset_hold(Object *obj, ResetType type)
     plane->region_size = 0;
     plane->entry_point = 0;
     g_clear_pointer(&plane->boot_cmdline, g_free);
+    plane->measured = false;
     plane_layout_changed();
     if (plane->state != PLANE_STATE_CREATED) {
         plane_set_state(plane, PLANE_STATE_CREATED);

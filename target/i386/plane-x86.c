@@ -181,6 +181,10 @@ static void plane_x86_build_page_tables(const PlaneBootInfo *info,
 #define BP_HDR_VERSION      0x206
 #define BP_HDR_LOADER       0x210
 #define BP_HDR_LOADFLAGS    0x211
+#define BP_EXT_RAMDISK_IMAGE 0x0c0
+#define BP_EXT_RAMDISK_SIZE 0x0c4
+#define BP_HDR_RAMDISK_IMAGE 0x218
+#define BP_HDR_RAMDISK_SIZE 0x21c
 #define BP_HDR_CMD_LINE_PTR 0x228
 #define BP_HDR_KERNEL_ALIGN 0x230
 #define BP_HDR_RELOCATABLE  0x234
@@ -221,14 +225,62 @@ typedef struct PlaneBzImage {
     hwaddr entry;
 } PlaneBzImage;
 
+/*
+ * Whether [@start, @start + @len) is a non-empty range inside [@base,
+ * @limit), the region below its boot state (@len 0 is never inside).
+ */
+static bool plane_x86_below_boot_state(uint64_t base, uint64_t limit,
+                                       uint64_t start, uint64_t len)
+{
+    return len && start >= base && start < limit && len <= limit - start;
+}
+
+/*
+ * Every address the VMM derives from the header: the protected-mode code
+ * after setup_sects, its 64-bit entry, and where the kernel decompresses
+ * itself (boot.rst: init_size bytes at the kernel's start, aligned to
+ * kernel_alignment, not below pref_address) must lie in the region below
+ * its boot state: one outside it would be another's memory, or the page
+ * tables the VMM writes at the top.
+ */
+static bool plane_x86_bzimage_ranges(const PlaneBootInfo *info,
+                                     PlaneBzImage *bz, char **why)
+{
+    uint64_t base = info->region_base;
+    uint64_t limit = base + info->region_size - PLANE_BOOT_PAGETABLES;
+    unsigned int setup_sects = bz->head[BP_HDR_START] ?: 4;
+    uint32_t align = ldl_le_p(bz->head + BP_HDR_KERNEL_ALIGN);
+    uint32_t init_size = ldl_le_p(bz->head + BP_HDR_INIT_SIZE);
+    uint64_t pref = ldq_le_p(bz->head + BP_HDR_PREF_ADDRESS);
+    uint64_t pm_start = base + (setup_sects + 1) * 512ULL;
+    uint64_t decompress_at;
+
+    bz->entry = pm_start + BZ_ENTRY_64;
+    if (!plane_x86_below_boot_state(base, limit, pm_start, BZ_ENTRY_64 + 1)) {
+        *why = g_strdup_printf("its 64-bit entry 0x%" PRIx64 " (setup_sects "
+                               "%u) is outside the region below its boot "
+                               "state [0x%" PRIx64 ", 0x%" PRIx64 ")",
+                               bz->entry, setup_sects, base, limit);
+        return false;
+    }
+    decompress_at = MAX(pm_start, MIN(pref, limit));
+    decompress_at = ROUND_UP(decompress_at, (uint64_t)align);
+    if (!plane_x86_below_boot_state(base, limit, decompress_at, init_size)) {
+        *why = g_strdup_printf("it decompresses to 0x%" PRIx64 "+0x%x "
+                               "(kernel_alignment 0x%x, pref_address 0x%"
+                               PRIx64 "), not inside the region below its "
+                               "boot state [0x%" PRIx64 ", 0x%" PRIx64 ")",
+                               decompress_at, init_size, align, pref, base,
+                               limit);
+        return false;
+    }
+    return true;
+}
+
 static bool plane_x86_parse_bzimage(const PlaneBootInfo *info,
                                     PlaneBzImage *bz, char **why)
 {
-    uint64_t top = info->region_base + info->region_size;
-    uint64_t limit = top - PLANE_BOOT_PAGETABLES;
-    unsigned int setup_sects;
-    uint32_t align, init_size;
-    uint64_t pm_start, decompress_at;
+    uint32_t align;
 
     address_space_read(&address_space_memory, info->region_base,
                        MEMTXATTRS_UNSPECIFIED, bz->head, BP_SIZE);
@@ -249,22 +301,10 @@ static bool plane_x86_parse_bzimage(const PlaneBootInfo *info,
                                align);
         return false;
     }
-    setup_sects = bz->head[BP_HDR_START] ? bz->head[BP_HDR_START] : 4;
-    pm_start = info->region_base + (setup_sects + 1) * 512ULL;
-    /* Where the kernel decompresses itself: see boot.rst, init_size */
-    init_size = ldl_le_p(bz->head + BP_HDR_INIT_SIZE);
-    decompress_at = MAX(ROUND_UP(pm_start, align),
-                        ldq_le_p(bz->head + BP_HDR_PREF_ADDRESS));
-    if (decompress_at < info->region_base || decompress_at > limit ||
-        init_size > limit - decompress_at) {
-        *why = g_strdup_printf("it decompresses to 0x%" PRIx64 "+0x%x, "
-                               "outside the region below its boot state "
-                               "(0x%" PRIx64 ")", decompress_at, init_size,
-                               limit);
+    if (!plane_x86_bzimage_ranges(info, bz, why)) {
         return false;
     }
     bz->hdr_end = BP_HDR_HEADER + bz->head[BP_HDR_JUMP_END];
-    bz->entry = pm_start + BZ_ENTRY_64;
     return true;
 }
 
@@ -310,6 +350,10 @@ static void plane_x86_build_boot_params(const PlaneBootInfo *info,
     stl_le_p(bp + BP_HDR_CMD_LINE_PTR, (uint32_t)cmdline_gpa);
     stl_le_p(bp + BP_EXT_CMD_LINE_PTR, cmdline_gpa >> 32);
     stl_le_p(bp + BP_HDR_CMDLINE_SIZE, PLANE_CONFIG_CMDLINE_LEN - 1);
+    stl_le_p(bp + BP_HDR_RAMDISK_IMAGE, (uint32_t)info->initrd_base);
+    stl_le_p(bp + BP_EXT_RAMDISK_IMAGE, info->initrd_base >> 32);
+    stl_le_p(bp + BP_HDR_RAMDISK_SIZE, (uint32_t)info->initrd_size);
+    stl_le_p(bp + BP_EXT_RAMDISK_SIZE, info->initrd_size >> 32);
     plane_x86_put_e820(bp, 0, info->region_base, boot - info->region_base,
                        E820_RAM);
     plane_x86_put_e820(bp, 1, boot, PLANE_BOOT_PAGETABLES, E820_RESERVED);
@@ -342,10 +386,28 @@ void plane_x86_build_boot_state(const PlaneBootInfo *info)
                         MEMTXATTRS_UNSPECIFIED, info->cmdline, len);
 }
 
+void plane_x86_boot_regs(const PlaneBootInfo *info, PlaneBootRegs *regs)
+{
+    uint64_t top = info->region_base + info->region_size;
+
+    *regs = (PlaneBootRegs) {
+        .rip = info->entry_point,
+        .rsp = top,
+        .rsi = top - PLANE_BOOT_PARAMS,
+        .cr0 = PLANE_X86_BOOT_CR0,
+        .cr3 = top - PLANE_BOOT_PAGETABLES,
+        .cr4 = PLANE_X86_BOOT_CR4,
+        .efer = PLANE_X86_BOOT_EFER,
+        .rflags = PLANE_X86_BOOT_RFLAGS,
+        .gdt_base = top - PLANE_BOOT_GDT,
+        .gdt_limit = PLANE_X86_BOOT_GDT_SIZE - 1,
+    };
+}
+
 void plane_x86_boot_vcpu(CPUState *cs, const PlaneBootInfo *info)
 {
     CPUX86State *env = cpu_env(cs);
-    uint64_t top = info->region_base + info->region_size;
+    PlaneBootRegs r;
 
     plane_x86_build_boot_state(info);
     cpu_synchronize_state(cs);
@@ -357,17 +419,18 @@ void plane_x86_boot_vcpu(CPUState *cs, const PlaneBootInfo *info)
     if (X86_CPU(cs)->apic_state) {
         apic_designate_bsp(X86_CPU(cs)->apic_state, true);
     }
+    plane_x86_boot_regs(info, &r);
     memset(env->regs, 0, sizeof(env->regs));
-    env->regs[R_ESI] = top - PLANE_BOOT_PARAMS;
-    env->regs[R_ESP] = top;
-    env->eip = info->entry_point;
-    env->eflags = PLANE_X86_BOOT_RFLAGS;
-    cpu_load_efer(env, PLANE_X86_BOOT_EFER);
-    cpu_x86_update_cr4(env, PLANE_X86_BOOT_CR4);
-    cpu_x86_update_cr3(env, top - PLANE_BOOT_PAGETABLES);
-    cpu_x86_update_cr0(env, PLANE_X86_BOOT_CR0);
-    env->gdt.base = top - PLANE_BOOT_GDT;
-    env->gdt.limit = PLANE_X86_BOOT_GDT_SIZE - 1;
+    env->regs[R_ESI] = r.rsi;
+    env->regs[R_ESP] = r.rsp;
+    env->eip = r.rip;
+    env->eflags = r.rflags;
+    cpu_load_efer(env, r.efer);
+    cpu_x86_update_cr4(env, r.cr4);
+    cpu_x86_update_cr3(env, r.cr3);
+    cpu_x86_update_cr0(env, r.cr0);
+    env->gdt.base = r.gdt_base;
+    env->gdt.limit = r.gdt_limit;
     env->idt.base = 0;
     env->idt.limit = 0;
     cpu_x86_load_seg_cache(env, R_CS, PLANE_BOOT_GDT_CS, 0, 0xffffffff,
@@ -446,6 +509,7 @@ static void plane_accel_x86_class_init(ObjectClass *oc, void *data)
     pac->phys_addr_limit = plane_x86_phys_addr_limit;
     pac->prepare_boot = plane_x86_prepare_boot;
     pac->boot_vcpu = plane_x86_boot_vcpu;
+    pac->boot_regs = plane_x86_boot_regs;
     pac->set_return = plane_x86_set_return;
     pac->enter_vtl_call = plane_x86_enter_vtl_call;
     pac->set_entry_regs = plane_x86_set_entry_regs;

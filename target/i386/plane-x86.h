@@ -96,6 +96,7 @@ CPUState *plane_x86_vcpu_create(Object *parent, CPUState *plane0_cpu,
 hwaddr plane_x86_phys_addr_limit(CPUState *cpu);
 bool plane_x86_prepare_boot(PlaneBootInfo *info, char **why);
 void plane_x86_boot_vcpu(CPUState *cpu, const PlaneBootInfo *info);
+void plane_x86_boot_regs(const PlaneBootInfo *info, PlaneBootRegs *regs);
 void plane_x86_enter_vtl_call(CPUState *cpu, hwaddr calling_area);
 void plane_x86_set_entry_regs(CPUState *cpu, const PlaneEntryRegs *regs);
 void plane_x86_copy_parked_state(CPUState *dst, CPUState *src);

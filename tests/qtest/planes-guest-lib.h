@@ -163,4 +163,24 @@ static inline void assert_status(QTestState *qts, const char *status)
                     ==, status);
 }
 
+/*
+ * A new 16 MiB qcow2 image for savevm, in *@path (the caller unlinks
+ * it); false, the test skipped, where qemu-img cannot be run.
+ */
+static inline bool snapshot_disk_new(char **path)
+{
+    g_autofree char *cmd = NULL;
+    int fd = g_file_open_tmp("planes-snap-XXXXXX.qcow2", path, NULL);
+
+    g_assert(fd >= 0);
+    close(fd);
+    cmd = g_strdup_printf("qemu-img create -q -f qcow2 %s 16M", *path);
+    if (!g_spawn_command_line_sync(cmd, NULL, NULL, NULL, NULL)) {
+        g_test_skip("qemu-img cannot be run (Debian's qemu-utils)");
+        unlink(*path);
+        return false;
+    }
+    return true;
+}
+
 #endif

@@ -289,6 +289,24 @@ static const NegativeCase negative_cases[] = {
       "RESULT activate-twice rax=-1" },
     { "activate-bzimage-without-header", Q35, "test=activate-bad-bzimage",
       "RESULT activate-bad-bzimage rax=-22" },
+    /* every address a bzImage's setup header gives lies below its boot state */
+    { "bzimage-valid", Q35, "test=activate-crafted-bzimage image=1",
+      "RESULT activate-crafted-bzimage rax=0" },
+    { "bzimage-entry-in-boot-state", Q35,
+      "test=activate-crafted-bzimage p1size=0x30000 sects=255 init=0 "
+      "align=0x1000 pref=0", "RESULT activate-crafted-bzimage rax=-22" },
+    { "bzimage-init-size-0", Q35,
+      "test=activate-crafted-bzimage init=0",
+      "RESULT activate-crafted-bzimage rax=-22" },
+    { "bzimage-setup-past-region", Q35,
+      "test=activate-crafted-bzimage p1size=0x20000 sects=255 init=0x1000 "
+      "align=0x1000 pref=0", "RESULT activate-crafted-bzimage rax=-22" },
+    { "bzimage-decompress-into-boot-state", Q35,
+      "test=activate-crafted-bzimage pref=0x4fe8000 init=0x10000 "
+      "align=0x1000", "RESULT activate-crafted-bzimage rax=-22" },
+    { "bzimage-alignment-past-region", Q35,
+      "test=activate-crafted-bzimage align=0x80000000 init=0x1000",
+      "RESULT activate-crafted-bzimage rax=-22" },
     { "enable-vcpu-from-plane0", Q35, "test=enable-vcpu-plane0",
       "RESULT enable-vcpu-plane0 rax=-1" },
     { "entry-zero", Q35, "test=entry-outside p1entryabs=0",
@@ -1035,9 +1053,11 @@ static void test_activate_ap(const void *opaque)
      * Plane 1 lives on index 0 either way; TCG serves vCPU 1's call with
      * that state, the kernel cannot (-95: see the KVM backend's docs).
      */
-    g_assert(strstr(serial, strcmp(case_accel, "kvm") ?
-                    "RESULT activate-ap echo1=1 echo0=1\r\n" :
-                    "RESULT activate-ap echo1=0 echo0=1\r\n"));
+    const char *want = strcmp(case_accel, "kvm") ?
+        "RESULT activate-ap echo1=1 echo0=1\r\n" :
+        "RESULT activate-ap echo1=0 echo0=1\r\n";
+
+    g_assert(strstr(serial, want));
     /* the state plane 1 boots in is a BSP with the boot vCPU's APIC ID */
     g_assert(strstr(serial, "P1: apicbase=0xfee00900 apic-id=0\r\n"));
     g_assert(strstr(serial, "EXIT 0"));

@@ -15,6 +15,7 @@
 #include "qobject/qlist.h"
 #include "qobject/qstring.h"
 #include "planes-guest-lib.h"
+#include "planes-stream-edit.h"
 
 #define MIGRATE_STOP 0x6000     /* the guest's stop flag (plane0.c) */
 #define MIGRATE_HOLD 0x6008     /* and the flag that ends its hold= */
@@ -133,17 +134,10 @@ static void test_savevm_loadvm(void)
     g_autofree char *disk = NULL;
     g_autofree char *extra = NULL;
     g_autofree char *saved = NULL, *loaded = NULL, *out = NULL;
-    g_autofree char *cmd = NULL;
     GuestRun run;
     size_t at;
-    int fd = g_file_open_tmp("planes-snap-XXXXXX.qcow2", &disk, NULL);
 
-    g_assert(fd >= 0);
-    close(fd);
-    cmd = g_strdup_printf("qemu-img create -q -f qcow2 %s 16M", disk);
-    if (!g_spawn_command_line_sync(cmd, NULL, NULL, NULL, NULL)) {
-        g_test_skip("qemu-img cannot be run (Debian's qemu-utils)");
-        unlink(disk);
+    if (!snapshot_disk_new(&disk)) {
         return;
     }
     extra = g_strdup_printf("-drive file=%s,if=none,id=snap,format=qcow2",
@@ -277,6 +271,7 @@ static void test_file(const void *opaque)
     g_assert(qdict_haskey(resp, "return"));
     wait_migration(a.qts, "completed");
     guest_finish(&a);
+    stream_save_seed(path, fc->state);
 
     guest_incoming(&b, MACHINE, uri);
     wait_migration(b.qts, "completed");
@@ -470,6 +465,20 @@ static void test_planes1_stock(void)
 #define VIRTIO_AGAIN_OK "RESULT virtio-again rax=0 taken=1 " \
                         "pending-at-entry=1 used=2 len=64 "
 
+/* Once @a's guest says @held: stops it, saves it to @uri and ends it. */
+static void save_held(GuestRun *a, const char *held, const char *uri)
+{
+    g_autoptr(QDict) resp = NULL;
+
+    g_free(guest_wait_serial(a, held));
+    qtest_qmp_assert_success(a->qts, "{ 'execute': 'stop' }");
+    resp = qtest_qmp(a->qts, "{ 'execute': 'migrate', 'arguments': "
+                     "{ 'uri': %s } }", uri);
+    g_assert(qdict_haskey(resp, "return"));
+    wait_migration(a->qts, "completed");
+    guest_finish(a);
+}
+
 /* -incoming @uri with the device on plane 0: must fail, with one line. */
 static void virtio_incoming_refused(const char *uri)
 {
@@ -514,13 +523,7 @@ static void test_virtio_device(void)
     g_assert_nonnull(strstr(first, " taken=1 pending-at-entry=1 used=1 "
                                    "len=64 "));
     g_assert_nonnull(strstr(first, " plane0-interrupts=0\r\n"));
-    g_free(guest_wait_serial(&a, "P0: held at virtio"));
-    qtest_qmp_assert_success(a.qts, "{ 'execute': 'stop' }");
-    resp = qtest_qmp(a.qts, "{ 'execute': 'migrate', 'arguments': "
-                     "{ 'uri': %s } }", uri);
-    g_assert(qdict_haskey(resp, "return"));
-    wait_migration(a.qts, "completed");
-    guest_finish(&a);
+    save_held(&a, "P0: held at virtio", uri);
 
     virtio_incoming_refused(uri);
     incoming = g_strdup_printf("-no-reboot -S -incoming %s "
@@ -621,6 +624,150 @@ static void test_cpu_hotplug(void)
     finish_guest(&b);
 }
 
+/*
+ * A stream edited as a host could edit it (issue 32): each edit is a
+ * state the guest cannot bring the planes to.  The destination must
+ * refuse it whole: one clear line, the migration failed, nothing of it
+ * applied (plane 1 still created), QEMU alive and not running the guest.
+ */
+typedef struct StreamEdit {
+    const char *name;
+    const char *hold;           /* the source guest's hold= */
+    void (*edit)(StreamSection *s);
+    const char *error;          /* what the refusal line names */
+} StreamEdit;
+
+/* The in-flight VTL call's caller 0 -> 1: its return would "switch" to 1 */
+static void edit_call_caller(StreamSection *s)
+{
+    for (unsigned int i = 0; i < s->nr_vcpus; i++) {
+        uint8_t *pp = s->data + stream_pending(s, i);
+
+        if (stream_be32(pp + STREAM_PENDING_KIND) == 2) {     /* VTL call */
+            g_assert_cmpuint(stream_be32(pp + STREAM_PENDING_CALLER), ==, 0);
+            stream_put_be32(pp + STREAM_PENDING_CALLER, 1);
+            return;
+        }
+    }
+    g_assert_not_reached();
+}
+
+/* ACTIVATE's boot queued, plane 1's region ending 64 KiB below 2^64 */
+static void edit_boot_queued_huge_region(StreamSection *s)
+{
+    uint8_t *plane1 = s->data + stream_plane(s, 1);
+    uint64_t base = stream_be64(plane1 + STREAM_PLANE_REGION_SIZE - 8);
+
+    stream_put_be64(plane1 + STREAM_PLANE_REGION_SIZE,
+                    -base - 0x10000);
+    s->data[stream_plane(s, s->nr_planes) + STREAM_SET_BOOT_QUEUED] = 1;
+}
+
+/* plane 1 parked -> configured: plane 0 could ACTIVATE it again */
+static void edit_parked_to_configured(StreamSection *s)
+{
+    uint8_t *plane1 = s->data + stream_plane(s, 1);
+
+    g_assert_cmpuint(stream_be32(plane1 + STREAM_PLANE_STATE), ==, 4);
+    stream_put_be32(plane1 + STREAM_PLANE_STATE, 1);
+}
+
+static const StreamEdit stream_edits[] = {
+    { "call-caller", "spin", edit_call_caller,
+      "vCPU 0 pending record kind 2 caller 1 callee 1" },
+    { "boot-queued-huge-region", "parked", edit_boot_queued_huge_region,
+      "CONFIG record: plane 1 region 0x4000000+0xfffffffffbff0000 is outside" },
+    { "parked-to-configured", "parked", edit_parked_to_configured,
+      "plane 1 is configured but has a boot record" },
+};
+
+/* Saves the stopped guest, held at @hold, to @path. */
+static void save_held_guest(const char *hold, const char *path)
+{
+    g_autofree char *append = g_strdup_printf("test=migrate hold=%s", hold);
+    g_autofree char *held = g_strdup_printf("P0: held at %s", hold);
+    g_autofree char *uri = g_strdup_printf("file:%s", path);
+    GuestRun a;
+
+    guest_start_accel(&a, "tcg", MACHINE, append, "");
+    save_held(&a, held, uri);
+}
+
+/* The destination's migration status once it has ended, bounded */
+static char *incoming_outcome(QTestState *qts)
+{
+    gint64 end = g_get_monotonic_time() + 120 * G_TIME_SPAN_SECOND;
+
+    for (;;) {
+        char *status = migration_status(qts);
+
+        if (!strcmp(status, "failed") || !strcmp(status, "completed") ||
+            g_get_monotonic_time() > end) {
+            return status;
+        }
+        g_free(status);
+        g_usleep(20 * 1000);
+    }
+}
+
+static void test_stream_edit(const void *opaque)
+{
+    const StreamEdit *e = opaque;
+    g_autofree char *path = NULL, *err_path = NULL, *extra = NULL;
+    g_autofree char *uri = NULL, *status = NULL, *err = NULL, *seed = NULL;
+    g_autoptr(QDict) plane1 = NULL;
+    StreamSection s;
+    GuestRun b;
+    int fd = g_file_open_tmp("planes-edit-XXXXXX.bin", &path, NULL);
+
+    g_assert(fd >= 0);
+    close(fd);
+    fd = g_file_open_tmp("planes-edit-XXXXXX.err", &err_path, NULL);
+    g_assert(fd >= 0);
+    close(fd);
+    save_held_guest(e->hold, path);
+    seed = g_strdup_printf("held-%s", e->hold);
+    stream_save_seed(path, seed);
+    stream_load(&s, path);
+    e->edit(&s);
+    stream_save(&s, path);
+    stream_save_seed(path, e->name);
+
+    uri = g_strdup_printf("file:%s", path);
+    extra = g_strdup_printf("-S -incoming defer 2>%s", err_path);
+    guest_start_accel(&b, "tcg", MACHINE, "test=migrate", extra);
+    qtest_qmp_assert_success(b.qts, "{ 'execute': 'migrate-incoming', "
+                             "'arguments': { 'uri': %s, "
+                             "'exit-on-error': false } }", uri);
+    status = incoming_outcome(b.qts);
+    if (strcmp(status, "failed")) {
+        /* accepted: show what the destination then does with it */
+        qtest_qmp_send(b.qts, "{ 'execute': 'cont' }");
+        for (int i = 0; i < 300 && qtest_probe_child(b.qts); i++) {
+            g_usleep(100 * 1000);
+        }
+        g_assert(g_file_get_contents(err_path, &err, NULL, NULL));
+        g_test_message("the destination took the edited stream (%s); its "
+                       "stderr: %s", status, err);
+        g_assert_not_reached();
+    }
+    g_assert(g_file_get_contents(err_path, &err, NULL, NULL));
+    if (!strstr(err, "planes: the incoming migration stream is refused: ") ||
+        !strstr(err, e->error)) {
+        g_test_message("stderr: %s", err);
+        g_assert_not_reached();
+    }
+    g_test_message("refused as expected: %s", err);
+    /* nothing applied: plane 1 as the destination started, QEMU alive */
+    plane1 = query_plane(b.qts, 1);
+    g_assert_cmpstr(qdict_get_str(plane1, "state"), ==, "created");
+    g_assert_cmpint(qdict_get_int(plane1, "region-size"), ==, 0);
+    assert_status(b.qts, "inmigrate");
+    guest_finish(&b);
+    unlink(path);
+    unlink(err_path);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -643,6 +790,12 @@ int main(int argc, char **argv)
             "/planes/tcg/migration/file/%s", file_cases[i].state);
 
         qtest_add_data_func(name, &file_cases[i], test_file);
+    }
+    for (size_t i = 0; i < G_N_ELEMENTS(stream_edits); i++) {
+        g_autofree char *name = g_strdup_printf(
+            "/planes/tcg/migration/stream-edit/%s", stream_edits[i].name);
+
+        qtest_add_data_func(name, &stream_edits[i], test_stream_edit);
     }
     return g_test_run();
 }

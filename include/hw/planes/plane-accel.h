@@ -39,7 +39,19 @@ typedef struct PlaneBootInfo {
     hwaddr entry_point;
     uint32_t kernel_format;     /* PLANE_KERNEL_* */
     const char *cmdline;        /* NUL-terminated, at most 511 characters */
+    /* An initrd in the region (plane-launch's initrd=), else size 0 */
+    hwaddr initrd_base;
+    uint64_t initrd_size;
 } PlaneBootInfo;
+
+/*
+ * The registers a plane enters its boot state with (x86 names; the launch
+ * measurement hashes them in this order: docs/system/i386/planes.rst).
+ */
+typedef struct PlaneBootRegs {
+    uint64_t rip, rsp, rsi, cr0, cr3, cr4, efer, rflags;
+    uint64_t gdt_base, gdt_limit;
+} PlaneBootRegs;
 
 /* PLANE_ENABLE_VCPU's register block, as the guest wrote it. */
 typedef struct PlaneEntryRegs {
@@ -109,6 +121,9 @@ struct PlaneAccelClass {
      * one prepare_boot accepted.
      */
     void (*boot_vcpu)(CPUState *cpu, const PlaneBootInfo *info);
+
+    /* boot_regs: the registers boot_vcpu gives a plane booting @info. */
+    void (*boot_regs)(const PlaneBootInfo *info, PlaneBootRegs *regs);
 
     /*
      * host_activate: (host_switches_planes) give plane @plane_id a vCPU

@@ -87,6 +87,9 @@ struct Plane {
     uint64_t entry_point;
     uint32_t kernel_format;     /* PLANE_KERNEL_*, as CONFIG accepted it */
     char *boot_cmdline;         /* ACTIVATE's cmdline for the boot state */
+    /* The launch measurement of what the plane started with (SHA-256) */
+    bool measured;
+    uint8_t measurement[32];
     /*
      * The PlaneRam owning fresh RAM for a region outside guest RAM, NULL
      * for a region carved from guest RAM.
@@ -201,6 +204,12 @@ struct PlaneSet {
     unsigned int activate_index;
     /* Counts ACTIVATEs and resets: a deferred boot of an older one is void */
     uint64_t activate_seq;
+    /*
+     * -object plane-launch gave plane 1 (plane 0 may not CONFIG or
+     * ACTIVATE); @launching until the plane launched at reset parked.
+     */
+    bool host_launch;
+    bool launching;
     /* CONFIG's array, as ACTIVATE must name it again. */
     bool configured;
     hwaddr config_gpa;

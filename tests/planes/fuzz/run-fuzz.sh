@@ -16,10 +16,11 @@ set -uo pipefail
 cd "$(dirname "$0")/../../.."
 OUT=build/fuzz
 SRC=tests/planes/fuzz
-TARGETS=(fuzz-attr-map fuzz-rules)
+TARGETS=(fuzz-attr-map fuzz-rules fuzz-migration)
 declare -A UNITS=(
     [fuzz-attr-map]="hw/planes/plane-attr-map.c"
     [fuzz-rules]="hw/planes/plane-rules.c hw/planes/plane-attr-map.c"
+    [fuzz-migration]="hw/planes/plane-migration-check.c hw/planes/plane-rules.c hw/planes/plane-attr-map.c"
 )
 
 mode=runs
@@ -78,6 +79,12 @@ for t in "${TARGETS[@]}"; do
     fi
     seeds="$OUT/seeds-$t"
     python3 "$SRC/gen-seeds.py" "$seeds" "$t"
+    real=()
+    if [ "$t" = fuzz-migration ]; then
+        # real planes sections, saved by the migration test's streams
+        bash "$SRC/stream-seeds.sh" "$OUT/stream-seeds" &&
+            real=("$OUT/stream-seeds")
+    fi
     if [ "$mode" = time ]; then
         # check-fuzz: a fresh corpus each time, from the seeds only
         corpus="$OUT/check-corpus-$t"
@@ -92,7 +99,8 @@ for t in "${TARGETS[@]}"; do
     start=$(date +%s.%N)
     FUZZ_STATS=1 UBSAN_OPTIONS=print_stacktrace=1 \
         "$OUT/$t" "${limit[@]}" -use_value_profile=1 -print_final_stats=1 \
-        -artifact_prefix="$OUT/artifacts/$t-" "$corpus" "$seeds" > "$log" 2>&1
+        -artifact_prefix="$OUT/artifacts/$t-" "$corpus" "$seeds" "${real[@]}" \
+        > "$log" 2>&1
     rc=$?
     end=$(date +%s.%N)
     wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')

@@ -329,6 +329,25 @@ static void migrate_run(int cpu);
 static void count_device_vectors(void);
 static s64 com2_irq_wait(u64 *a);
 
+/*
+ * A 64-bit relocatable bzImage setup header (boot protocol 2.15) at @hdr,
+ * the fields that place the kernel from sects=, align=, pref=, init=.
+ */
+static void write_bzimage_header(u8 *hdr)
+{
+    memset(hdr, 0, 0x1000);
+    hdr[0x1f1] = arg_u64("sects", 4);
+    *(u16 *)(hdr + 0x1fe) = 0xaa55;
+    hdr[0x201] = 0x66;                          /* header up to 0x268 */
+    *(u32 *)(hdr + 0x202) = 0x53726448;         /* "HdrS" */
+    *(u16 *)(hdr + 0x206) = 0x020f;
+    *(u32 *)(hdr + 0x230) = arg_u64("align", 0x200000);
+    hdr[0x234] = 1;                             /* relocatable */
+    *(u16 *)(hdr + 0x236) = 1;                  /* XLF_KERNEL_64 */
+    *(u64 *)(hdr + 0x258) = arg_u64("pref", 0x1000000);
+    *(u32 *)(hdr + 0x260) = arg_u64("init", 0x800000);
+}
+
 /* Each refused call: its RAX, then proof that the VM is still fine. */
 static void test_negative(const char *name)
 {
@@ -377,6 +396,20 @@ static void test_negative(const char *name)
         cfg[1].kernel_format = 1;
         config(2);
         load_plane1();
+        result(name, activate(2));
+    } else if (!strcmp(name, "activate-crafted-bzimage")) {
+        /* a BZIMAGE whose setup header puts its addresses where asked */
+        cfg[1].kernel_format = 1;
+        config(2);
+        write_bzimage_header((u8 *)cfg[1].load_offset);
+        cfg[1].entry_point = cfg[1].load_offset;
+        if (arg_u64("image", 0)) {
+            /* the monitor at the 64-bit entry: position independent */
+            u64 sects = arg_u64("sects", 4);
+
+            memcpy((void *)(cfg[1].load_offset + (sects + 1) * 512 + 0x200),
+                   plane1_image, plane1_image_end - plane1_image);
+        }
         result(name, activate(2));
     } else if (!strcmp(name, "activate-before-config")) {
         load_plane1();
@@ -2286,6 +2319,27 @@ static void test_migrate(void)
     }
 }
 
+/*
+ * test=launched: the host launched plane 1 (-object plane-launch) before
+ * this guest's first instruction.  CONFIG and ACTIVATE are refused, VTL
+ * calls work, and the region (p1base=, when given) is sealed.
+ */
+static void test_launched(void)
+{
+    u64 base = arg_u64("p1base", 0);
+    u8 v;
+
+    fill_config();
+    result("launched-config", config(2));
+    result("launched-activate", activate(2));
+    printf("P0: echo from launched plane 1: %s\n",
+           echo_ok(CA0, 0x1a0c) && echo_ok(CA1, 0x1a0d) ? "ok" : "wrong");
+    if (base) {
+        printf("P0: read of launched region: trap=%d\n",
+               (s64)try_read8(base, &v) - 1);
+    }
+}
+
 /* plane1.S's p1_shared_inc: offset 16 of the plane-1 image */
 #define P1_SHARED_INC_OFFSET 16
 
@@ -2391,6 +2445,8 @@ void main(u32 start_info)
         test_no_planes();
     } else if (!strncmp(test, "storm", 5)) {
         test_storm();
+    } else if (!strncmp(test, "launched", 8)) {
+        test_launched();
     } else if (!strncmp(test, "migrate", 7)) {
         test_migrate();
     } else {

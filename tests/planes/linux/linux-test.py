@@ -18,7 +18,13 @@ B  plane 1 in fresh RAM at 4 GiB, plane-violation=fault: boots, seals, and
 C  the VBS series' launch line (-cpu max -smp 3,maxcpus=4 -m 4G, OVMF from pflash):
    the pair boots through UEFI, calls from two vCPUs, the seal; a fourth
    CPU plugged with device_add, onlined through ACPI, makes a VTL call.
-After each, the same plane 0 with planes=1: the same clocksource and the
+D  plane 1 launched by the host (-object plane-launch, fresh RAM QEMU
+   places): plane 0 boots with vm-planes.ko calls_only=1 and no memmap=,
+   finds plane 1 parked, CONFIG and ACTIVATE refused; INIT, ECHO, the
+   seal; the launch measurement equals plane-measure.py's; system_reset
+   launches plane 1 again with the same measurement; saved to a file and
+   restored in a second QEMU, which does not launch it again.
+After each of A and B, the same plane 0 with planes=1: the same clocksource and the
 same TSC verdict as with planes=2, and no stray interrupt in either.
 Plane 1's console (COM2) is an isa-serial of plane 1 in A and B: plane 0's
 ACPI describes COM1 only.
@@ -428,6 +434,74 @@ def vm_planes1(tmp, art, planes2, smp, mem):
     return vm
 
 
+def launch_measured(vm, name, art):
+    """query-planes' launch-measurement against plane-measure.py's."""
+    p1 = vm.q('query-planes')[1]
+    out = linuxvm.measure_offline(art, p1)
+    m = p1.get('launch-measurement')
+    ok(f'{name}: launch-measurement {m} is plane-measure.py\'s', m == out,
+       out)
+    return m
+
+
+def launched_boot(vm, name):
+    m = vm.wait(r'^vm-planes: ready$', BOOT_S, start=0)
+    calls = re.findall(r'^vm-planes: (calls-only .*)$', vm.out0(), re.M)
+    ok(f'{name}: Debian plane 0 booted without memmap= and found plane 1 '
+       f'launched ({calls[-1] if calls else None})',
+       m and calls and calls[-1] == 'calls-only config=-1 activate=-1',
+       vm.out0()[-2000:], vm.err())
+    st = vm.wait_plane_state('parked', 10)
+    parked = vm.out1().count('vm-planes monitor: parked, serving VTL calls')
+    ok(f"{name}: Linux 6.12 in plane 1 parked before plane 0 ran "
+       f"(COM2 x{parked}, query-planes '{st}')", st == 'parked' and parked)
+
+
+def vm_d(tmp, art):
+    vm = linuxvm.launched_vm(tmp, art, 'launched')
+    note('$ ' + vm.cmdline())
+    vm.start()
+    state = os.path.join(tmp, 'launched.state')
+    try:
+        launched_boot(vm, 'launched')
+        m1 = launch_measured(vm, 'launched', art)
+        expect(vm, 'launched', 'init', r'init rax=0 status=0')
+        expect(vm, 'launched', 'echo hello-launch',
+               r'echo rax=0 status=0 resp_size=12 resp=hcnual-olleh')
+        expect(vm, 'launched', 'seal', r'seal rax=0 status=0 .*')
+        vm.q('system_reset')
+        m = vm.wait(r'^vm-planes: ready$', BOOT_S, start=vm.mark)
+        parked = vm.out1().count('vm-planes monitor: parked, serving VTL '
+                                 'calls')
+        m2 = vm.q('query-planes')[1].get('launch-measurement')
+        ok(f'launched: system_reset launched plane 1 again (COM2 parked '
+           f'x{parked}), the same measurement',
+           m and parked >= 2 and m1 == m2, m1, m2)
+        expect(vm, 'launched, after reset', 'echo again',
+               r'echo rax=0 status=0 resp_size=5 resp=niaga')
+        vm.q('migrate', uri=f'file:{state}')
+        ok('launched: saved to a file', migrated(vm) == 'completed')
+        vm.kill()
+        vm2 = linuxvm.launched_vm(tmp, art, 'launched-restored',
+                                  extra=('-incoming', f'file:{state}'))
+        vm2.start()
+        try:
+            st = migrated(vm2)
+            m3 = vm2.q('query-planes')[1].get('launch-measurement')
+            ok(f'launched: restored in a second QEMU ({st}), the same '
+               f'measurement, not launched again (COM2 empty)',
+               st == 'completed' and m3 == m1 and
+               'vm-planes monitor' not in vm2.out1(), m1, m3)
+            expect(vm2, 'launched, restored', 'echo restored',
+                   r'echo rax=0 status=0 resp_size=8 resp=derotser')
+        finally:
+            vm2.kill()
+    finally:
+        vm.kill()
+        if os.path.exists(state):
+            os.unlink(state)
+
+
 def main():
     t0 = time.monotonic()
     try:
@@ -454,6 +528,10 @@ def main():
             vm_c(base, art)
         except Exception as e:      # noqa: BLE001
             ok('vm_c ran to its end', False, repr(e))
+        try:
+            vm_d(base, art)
+        except Exception as e:      # noqa: BLE001
+            ok('vm_d ran to its end', False, repr(e))
     note(f'check-linux took {time.monotonic() - t0:.0f} s')
     print(f'1..{n}')
     return 1 if failed else 0

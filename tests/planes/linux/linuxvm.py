@@ -32,6 +32,9 @@ CASES = {
     'memmap': 'memmap=0x3c000000$0x40000000',
     # plane 1 in fresh RAM at 4 GiB
     'highmem': '',
+    # plane 1 launched by the host (-object plane-launch): plane 0 needs
+    # nothing on its command line
+    'launched': '',
 }
 
 
@@ -225,3 +228,30 @@ class LinuxPlanesVM:
                 ev = None
             if ev:
                 self.events.append(ev)
+
+
+# Plane 1's command line when QEMU launches it (case 'launched')
+PLANE1_CMDLINE = ('earlycon=uart8250,io,0x2f8,115200 keep_bootcon panic=-1 '
+                  'reboot=t')
+
+
+def launched_vm(tmp, art, name, extra=()):
+    """Plane 0 with vm-planes.ko calls_only=1; plane 1 launched by QEMU
+    (-object plane-launch) in fresh RAM that QEMU places."""
+    kernel = os.path.join(art, 'vmlinux-plane1')
+    launch = (f'plane-launch,id=vtl1,kernel={kernel},size=0x10000000,'
+              f'append={PLANE1_CMDLINE.replace(",", ",,")}')
+    return LinuxPlanesVM(tmp, art, name, case='launched',
+                         extra=('-object', launch, *extra))
+
+
+def measure_offline(art, plane1):
+    """plane-measure.py's launch measurement of the launched plane 1, whose
+    query-planes entry is @plane1."""
+    script = os.path.join(REPO, 'scripts', 'planes', 'plane-measure.py')
+    return subprocess.run(
+        [sys.executable, script, '--kernel',
+         os.path.join(art, 'vmlinux-plane1'), '--append', PLANE1_CMDLINE,
+         '--base', hex(plane1['region-base']),
+         '--size', hex(plane1['region-size'])],
+        stdout=subprocess.PIPE, text=True, check=True).stdout.strip()

@@ -77,6 +77,10 @@ static_assert(sizeof(struct calling_area) == 4096);
 static char *config = "/config-vm-planes";
 module_param(config, charp, 0444);
 MODULE_PARM_DESC(config, "the plane configuration file");
+static bool calls_only;
+module_param(calls_only, bool, 0444);
+MODULE_PARM_DESC(calls_only, "plane 1 was launched by the host: no CONFIG, "
+		 "no load, no ACTIVATE (both must fail), VTL calls only");
 /* Addresses from /proc/kallsyms: _stext, _etext, __start_rodata, __end_rodata */
 static unsigned long stext, etext, srodata, erodata;
 module_param(stext, ulong, 0444);
@@ -473,6 +477,15 @@ static int __init vmp_init(void)
 		areas[cpu] = (void *)get_zeroed_page(GFP_KERNEL);
 		if (!areas[cpu])
 			goto nomem;
+	}
+	if (calls_only) {
+		/* The host launched plane 1 (-object plane-launch): it is not ours */
+		rc = hc(HC_CONFIG, virt_to_phys(planes), 2);
+		snprintf(result, sizeof(result),
+			 "calls-only config=%ld activate=%ld\n", rc,
+			 hc(HC_ACTIVATE, virt_to_phys(planes), 2));
+		proc_create("vm-planes", 0600, NULL, &vmp_ops);
+		return 0;
 	}
 	r = kernel_read_file_from_path(config, 0, &text, PAGE_SIZE - 1, &size,
 				       READING_UNKNOWN);
