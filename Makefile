@@ -15,7 +15,7 @@ MESON_TEST    := cd $(BUILD) && pyvenv/bin/meson test --no-rebuild \
                  --print-errorlogs --num-processes 2
 
 .PHONY: all overlay guests check check-planes check-qemu check-unit \
-        check-libvirt check-linux check-style demo demo-linux linux-guests \
+        check-libvirt check-linux check-gdb check-style demo demo-linux linux-guests \
         bench bench-smoke bench-build check-bisect firmware-links kvm-model check-kvm-host bench-migration clean
 
 all: overlay guests kvm-model firmware-links
@@ -114,19 +114,21 @@ LOGS := $(BUILD)/meson-logs
 check: all
 	@rm -f $(LOGS)/fuzz.tap
 	@rm -f $(LOGS)/planes.json $(LOGS)/qemu-suites.json $(LOGS)/unit.json \
-	    $(LOGS)/libvirt.tap $(LOGS)/linux.tap
+	    $(LOGS)/libvirt.tap $(LOGS)/linux.tap $(LOGS)/gdb.tap
 	@rc=0; \
 	$(MAKE) --no-print-directory check-style || rc=1; \
 	$(MAKE) --no-print-directory check-planes || rc=1; \
 	$(MAKE) --no-print-directory check-fuzz || rc=1; \
 	$(MAKE) --no-print-directory check-libvirt || rc=1; \
+	$(MAKE) --no-print-directory check-gdb || rc=1; \
 	$(MAKE) --no-print-directory check-linux || rc=1; \
 	$(MAKE) --no-print-directory check-qemu || rc=1; \
 	$(MAKE) --no-print-directory check-unit || rc=1; \
 	$(MAKE) --no-print-directory bench-smoke || rc=1; \
 	echo "== summary"; \
 	python3 scripts/planes/test-summary.py $(LOGS)/planes.json $(LOGS)/fuzz.tap \
-	    $(LOGS)/libvirt.tap $(LOGS)/linux.tap $(LOGS)/qemu-suites.json \
+	    $(LOGS)/libvirt.tap $(LOGS)/gdb.tap $(LOGS)/linux.tap \
+	    $(LOGS)/qemu-suites.json \
 	    $(LOGS)/unit.json \
 	    || rc=1; \
 	exit $$rc
@@ -187,6 +189,12 @@ check-libvirt: all
 	@mkdir -p $(LOGS)
 	PLANES_LIBVIRT_OUTPUTS=$(LOGS)/libvirt-outputs.txt \
 	    bash tests/planes/libvirt/libvirt-test.sh | tee $(LOGS)/libvirt.tap; \
+	    exit $${PIPESTATUS[0]}
+
+# gdb against the test guests: planes as inferiors (tests/planes/gdb/).
+check-gdb: all
+	@mkdir -p $(LOGS)
+	bash tests/planes/gdb/gdb-test.sh | tee $(LOGS)/gdb.tap; \
 	    exit $${PIPESTATUS[0]}
 
 # Real Linux in both planes: Debian's kernel with vm-planes.ko in plane 0, a

@@ -12,6 +12,7 @@
 #include "qemu/timer.h"
 #include "hw/core/cpu.h"
 #include "hw/planes/plane.h"
+#include "hw/planes/plane-debug.h"
 #include "plane-internal.h"
 #include "trace.h"
 
@@ -40,6 +41,7 @@ void plane_switch(PlaneSet *set, unsigned int cpu_index, unsigned int to)
 
     assert(bql_locked() && word != to);
     trace_plane_switch(cpu_index, word & ~PLANE_WAITING, to);
+    plane_debug_switching(set, cpu_index, to);
     if (!(word & PLANE_WAITING)) {
         PlaneSwitchPoll *poll = plane_switch_poll(set, word, cpu_index);
 
@@ -145,6 +147,10 @@ bool plane_poll_switch_in(CPUState *cpu)
     /* Pairs with plane_switch(): a switch from now on kicks this thread */
     smp_mb();
     back = !cpu_plane_switched_out(cpu);
+    /* Kicked (a stop, work to run first): leave as the kick asked */
+    if (back && qatomic_read(&cpu->exit_request)) {
+        back = false;
+    }
     /*
      * The acquire above orders this after the registers and counter the
      * switch published: a state that got new registers starts afresh.

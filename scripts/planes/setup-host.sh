@@ -24,6 +24,8 @@ need_pkgs+=(clang libclang-rt-14-dev)
 # OVMF: check-linux boots the Linux pair through UEFI, as the VBS series'
 # images boot
 need_pkgs+=(ovmf)
+# gdb: debugging planes as inferiors (check-gdb)
+need_pkgs+=(gdb)
 
 sudo_() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 log="${PLANES_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/qemu-planes}/apt.log"

@@ -912,6 +912,33 @@ static void test_model_planes1_stock(void)
     assert_no_violation(text);
 }
 
+/*
+ * Under KVM the planes kernel offers no guest debugging for plane vCPUs:
+ * switch stops are refused, over HMP (gdb's monitor) and QMP, in a line.
+ */
+static void test_model_debug_refused(void)
+{
+    g_autofree char *log = model_setup("seed", "exit", NULL);
+    g_autofree char *hmp = NULL;
+    QTestState *qts;
+    QDict *resp;
+
+    qts = qtest_init("-accel kvm -machine q35,planes=2 -m 512M -nodefaults "
+                     "-S");
+    model_unset();
+    hmp = qtest_hmp(qts, "planes_switch_stops enter");
+    g_assert_nonnull(strstr(hmp, "the kernel offers no guest debugging for "
+                                 "plane vCPUs"));
+    resp = qtest_qmp(qts, "{ 'execute': 'planes-switch-stops', "
+                     "'arguments': { 'return': true } }");
+    g_assert_nonnull(strstr(qdict_get_str(qdict_get_qdict(resp, "error"),
+                                          "desc"),
+                            "no guest debugging for plane vCPUs"));
+    qobject_unref(resp);
+    qtest_quit(qts);
+    unlink(log);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -944,6 +971,8 @@ int main(int argc, char **argv)
     qtest_add_func("/planes/kvm/model/kernel-rules",
                    test_model_kernel_rules);
     qtest_add_func("/planes/kvm/model/plane-launch", test_model_launch);
+    qtest_add_func("/planes/kvm/model/debug-refused",
+                   test_model_debug_refused);
     qtest_add_func("/planes/kvm/refused-without-cap", test_kvm_refusal);
     qtest_add_data_func("/planes/kvm/irqchip-on-refused", "on",
                         test_kvm_irqchip);

@@ -2376,6 +2376,46 @@ static void test_launched(void)
     }
 }
 
+/* plane1.S's p1_shared_inc: offset 16 of the plane-1 image */
+#define P1_SHARED_INC_OFFSET 16
+
+/* One ECHO call, from a function of its own for gdb to break at */
+static __attribute__((noinline)) s64 gdb_echo(u32 value)
+{
+    return vtl_call(CA0, VTL_ECHO, &value, 4);
+}
+
+/*
+ * For tests/planes/gdb/: plane 0 runs the code at offset 16 of plane 1's
+ * image while it is still plane 0's to fill, then ACTIVATE, then three
+ * ECHO calls (plane 1 runs the same code to count them).
+ */
+static void test_gdb(void)
+{
+    u64 (*shared_inc)(u64);
+    u64 calls = arg_u64("calls", 3);
+
+    fill_config();
+    if (config(2) != 0) {
+        guest_exit(EXIT_FAIL);
+    }
+    load_plane1();
+    shared_inc = (void *)(cfg[1].load_offset + P1_SHARED_INC_OFFSET);
+    printf("RESULT gdb-shared %u\n", shared_inc(41));
+    if (activate(2) != 0) {
+        guest_exit(EXIT_FAIL);
+    }
+    for (u64 i = 1; i <= calls; i++) {
+        s64 r = gdb_echo(0x1000 + i);
+
+        printf("RESULT gdb-echo %u rax=%d status=0x%x\n", i, r,
+               (u64)vtl_status(CA0));
+    }
+    if (vtl_call(CA0, VTL_TEST_ECHO_COUNT, NULL, 0) == 0) {
+        printf("RESULT gdb-echo-count %u\n", *(u64 *)CA0->buffer);
+    }
+}
+
 void main(u32 start_info)
 {
     const struct hvm_start_info *si = (const void *)(u64)start_info;
@@ -2414,6 +2454,8 @@ void main(u32 start_info)
         bench_spin();
     } else if (!strncmp(test, "bench-vtl", 9)) {
         bench_vtl();
+    } else if (!strncmp(test, "gdb", 3)) {
+        test_gdb();
     } else if (!strncmp(test, "hello", 5)) {
         /* for hosts whose KVM never returns from a hypercall */
         puts("P0: hello from plane 0, no hypercalls\n");

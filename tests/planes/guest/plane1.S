@@ -18,6 +18,20 @@
         .section .text.entry, "ax"
         .globl  _start
 _start:
+        jmp     boot
+
+        /*
+         * At offset 16, code both planes run: plane 0 calls it in the
+         * image before ACTIVATE (test=gdb), plane 1 counts its ECHO
+         * calls with it.  Returns its argument plus one.
+         */
+        .p2align 4
+        .globl  p1_shared_inc
+p1_shared_inc:
+        lea     1(%rdi), %rax
+        ret
+
+boot:
         /* clear .bss, then run on the boot stack (slot 0) */
         lea     __bss_start(%rip), %rdi
         lea     __bss_end(%rip), %rcx

@@ -16,6 +16,12 @@
 
 static u64 region_base, region_size;
 
+/* plane1.S: at offset 16 of the image, run by both planes */
+u64 p1_shared_inc(u64 value);
+
+/* ECHO calls served (a debugger's watchpoint target too) */
+static u64 echo_count;
+
 /*
  * What plane 0 must never change: the monitor's code and constants, and
  * a canary filled at boot with a pattern plane 0 cannot know.
@@ -528,7 +534,6 @@ static s64 enable_vcpu(u64 index, struct enable_block *b)
 static s32 p1_serve(struct calling_area *ca)
 {
     static struct enable_block block;
-    static u64 echo_count;
     u64 *a = (u64 *)ca->buffer;
 
     ca->resp_size = 0;
@@ -538,7 +543,7 @@ static s32 p1_serve(struct calling_area *ca)
     case VTL_ECHO: {
         u32 v = *(u32 *)ca->buffer;
 
-        echo_count++;
+        echo_count = p1_shared_inc(echo_count);
         ca->resp_size = 4;
         return (s32)v;
     }
