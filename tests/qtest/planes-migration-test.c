@@ -259,12 +259,23 @@ static void test_file(const void *opaque)
     uri = g_strdup_printf("file:%s", path);
     append = g_strdup_printf("test=migrate hold=%s", fc->hold ?: "none");
     guest_start_accel(&a, "tcg", MACHINE, append, fc->hold ? "" : "-S");
+    state = g_strdup_printf(";1:%s:", fc->state);
     if (fc->hold) {
+        gint64 end = g_get_monotonic_time() + 30 * G_TIME_SPAN_SECOND;
+
         g_free(guest_wait_serial(&a, fc->held));
+        /* The guest says where it holds just before it gets there */
+        for (;;) {
+            g_autofree char *now = planes_summary(a.qts);
+
+            if (strstr(now, state) || g_get_monotonic_time() > end) {
+                break;
+            }
+            g_usleep(10 * 1000);
+        }
         qtest_qmp_assert_success(a.qts, "{ 'execute': 'stop' }");
     }
     left = planes_summary(a.qts);
-    state = g_strdup_printf(";1:%s:", fc->state);
     g_assert_nonnull(strstr(left, state));
     resp = qtest_qmp(a.qts, "{ 'execute': 'migrate', 'arguments': "
                      "{ 'uri': %s } }", uri);
