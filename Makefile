@@ -16,10 +16,17 @@ MESON_TEST    := cd $(BUILD) && pyvenv/bin/meson test --no-rebuild \
 
 .PHONY: all overlay guests check check-planes check-qemu check-unit \
         check-libvirt check-linux check-style demo demo-linux linux-guests \
-        bench bench-smoke bench-build check-bisect firmware-links kvm-model check-kvm-host bench-migration clean
+        bench bench-smoke bench-build check-bisect firmware-links kvm-model check-kvm-host bench-migration clean \
+        libvirt
 
-all: overlay guests kvm-model firmware-links
+all: overlay guests kvm-model firmware-links libvirt
 	$(NINJA) -C $(BUILD) qemu-system-x86_64
+
+# libvirt 11.3.0 with our series (subprojects/packagefiles/libvirt-planes/),
+# installed in build/libvirt/install; a cache outside the clone, keyed by
+# its inputs, makes this quick when nothing changed.
+libvirt:
+	bash scripts/planes/libvirt-build.sh
 
 # The +ds source ships no firmware: a binary run from the build tree looks
 # for it in qemu-bundle, so point that at Debian's packages.
