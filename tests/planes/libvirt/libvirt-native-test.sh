@@ -117,9 +117,9 @@ else
     not_ok "dumpxml" "$xml"
 fi
 argv=$(lv_virsh a domxml-to-native qemu-argv --domain $dom 2>&1)
-if grep -q -- "-machine q35,[^ ]*planes=2,plane-violation=fault" <<<"$argv" &&
-   grep -q '"driver":"virtio-rng-pci-non-transitional","plane":1' <<<"$argv" &&
-   grep -q '"driver":"isa-serial","plane":1' <<<"$argv"; then
+if grep -q -- "-machine pc-q35-[^ ]*,planes=2,plane-violation=fault" <<<"$argv" &&
+   grep -q '"driver":"virtio-rng-pci-non-transitional",[^}]*"id":"rng0","plane":1,"bus":"pcie.0"' <<<"$argv" &&
+   grep -q '"driver":"isa-serial",[^}]*"id":"serial1","index":1,"plane":1' <<<"$argv"; then
     ok "domxml-to-native: -machine planes=2,plane-violation=fault and plane=1 devices"
 else
     not_ok "domxml-to-native" "$argv"
@@ -133,8 +133,11 @@ else
     not_ok "the guest booted its planes" "$(tail -5 "$(com1_log a $dom)" 2>&1)"
 fi
 qlog="$(lv_dir a)/log/qemu/$dom.log"
-if [ -s "$qlog" ] && ! grep -q tainted "$qlog"; then ok "no taint in the domain's log"
-else not_ok "no taint in the domain's log" "$(grep tainted "$qlog" 2>&1)"; fi
+# The test's instances run QEMU as root (high-privileges, their choice);
+# planes must add no taint (<qemu:commandline> adds custom-argv).
+taints=$(grep 'is tainted' "$qlog" 2>&1 | grep -v 'tainted: high-privileges$')
+if [ -s "$qlog" ] && [ -z "$taints" ]; then ok "no taint in the domain's log (but high-privileges: QEMU runs as root here)"
+else not_ok "no taint in the domain's log" "$taints"; fi
 pid=$(cat "$(lv_dir a)/run/qemu/$dom.pid" 2>/dev/null)
 cmdline=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)
 if grep -q "planes=2,plane-violation=fault" <<<"$cmdline"; then ok "QEMU runs with planes=2"
@@ -143,9 +146,8 @@ else not_ok "QEMU runs with planes=2" "$cmdline"; fi
 # query-planes through the daemon
 record a qemu-monitor-command $dom --pretty '{"execute":"query-planes"}'
 summary=$(planes_summary a $dom 2>&1)
-if grep -Eq '^0:running:.*violations=4:devices=;1:parked:[0-9a-f]+\+[0-9a-f]+@[0-9a-f]+:ranges=[1-9][0-9]*:violations=0:devices=.*rng0' <<<"$summary" &&
-   grep -q 'serial1' <<<"${summary#*;1:}"; then
-    ok "query-planes: plane 1 parked, sealed, owns rng0 and serial1; plane 0 saw 4 violations"
+if grep -Eq '^0:running:0\+0@0:ranges=[1-9][0-9]*:violations=4:devices=;1:parked:[0-9a-f]+\+[1-9a-f][0-9a-f]*@[1-9a-f][0-9a-f]*:ranges=0:violations=0:devices=rng0,serial1$' <<<"$summary"; then
+    ok "query-planes: plane 1 parked in its region, owns rng0 and serial1; plane 0 sealed off it (4 violations)"
 else
     not_ok "query-planes over virsh qemu-monitor-command" "$summary"
 fi

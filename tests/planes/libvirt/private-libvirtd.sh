@@ -30,7 +30,7 @@ lv_virsh() { # NAME virsh-args...
 lv_start() { # NAME [NETNS LISTEN_ADDR]
     local name=$1 ns=${2:-} addr=${3:-} d m
     d=$(lv_dir "$name")
-    mkdir -p "$d"/{etc,run,lib,cache,log}
+    mkdir -p "$d"/{etc,run,lib,cache} "$d/log/qemu"
     cat >"$d/etc/libvirtd.conf" <<CONF
 host_uuid = "$(cat /proc/sys/kernel/random/uuid)"
 listen_tls = 0
@@ -70,7 +70,8 @@ CONF
         mount --bind "$d/cache" /var/cache/libvirt &&
         mount --bind "$d/log" /var/log/libvirt || exit 1
         exec "$@"' sh "$d" "$lv_install/sbin/libvirtd" ${addr:+--listen} \
-        -f /etc/libvirt/libvirtd.conf >"$d/daemon.out" 2>&1 &
+        -f /etc/libvirt/libvirtd.conf -p /run/libvirt/libvirtd.pid \
+        >"$d/daemon.out" 2>&1 &
     echo $! >"$d/pid"
     lv_started+=("$name")
     for _ in $(seq 150); do
