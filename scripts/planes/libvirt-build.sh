@@ -20,6 +20,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 source "$here/libvirt-upstream.sh"
 source "$here/libvirt-options.sh"
+source "$here/tree-swap.sh"
 
 series_dir="$repo/subprojects/packagefiles/libvirt-planes"
 dl="$PLANES_CACHE/download"
@@ -71,9 +72,7 @@ series_stamp() {
     (cd "$series_dir" && cat series $(patches)) | sha256sum | cut -d' ' -f1
 }
 
-# The tree is laid out again only when the series changed; copies keep the
-# pristine timestamps and files the old series patched are touched, so
-# ninja rebuilds what changed and nothing else.
+# The tree is laid out again only when the series changed (tree-swap.sh).
 assemble() {
     local want
     want=$(series_stamp)
@@ -93,21 +92,11 @@ assemble() {
         fi
     done
     rm -f "$src.tmp.log"
-    for p in $(patches); do
-        sed -n 's|^+++ b/||p' "$series_dir/$p" | cut -f1
-    done >"$src.tmp/.planes-patched"
-    if [ -f "$src/.planes-patched" ]; then
-        while read -r f; do
-            [ -f "$src.tmp/$f" ] && touch "$src.tmp/$f"
-        done <"$src/.planes-patched"
-    fi
-    rm -rf "$src"
-    mv "$src.tmp" "$src"
-    echo "$want" >"$src/.planes-series"
+    swap_patched_tree "$src.tmp" "$src" "$want" "$series_dir" $(patches)
 }
 
 build_key() {
-    { echo "$libvirt_orig_sha256"; cat "$here/libvirt-options.sh" "$0"; series_stamp; } |
+    { echo "$libvirt_orig_sha256"; cat "$here/libvirt-options.sh" "$here/tree-swap.sh" "$0"; series_stamp; } |
         sha256sum | cut -c1-16
 }
 
