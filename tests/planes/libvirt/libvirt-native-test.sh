@@ -152,6 +152,17 @@ else
     not_ok "query-planes over virsh qemu-monitor-command" "$summary"
 fi
 
+# a plane's device cannot be hot-plugged (QEMU gives those to plane 0)
+cat >"$tmp/rng-plane1.xml" <<XML
+<rng model='virtio'><backend model='random'>/dev/urandom</backend><plane id='1'/></rng>
+XML
+out=$(lv_virsh a attach-device $dom "$tmp/rng-plane1.xml" --live 2>&1)
+if [ $? != 0 ] && grep -q "a device of plane '1' cannot be hot-plugged" <<<"$out"; then
+    ok "attach-device of a plane-1 device is refused"
+else
+    not_ok "attach-device of a plane-1 device is refused" "$out"
+fi
+
 check "suspend" lv_virsh a suspend $dom
 if state_is a $dom "paused (user)"; then ok "paused (user)"; else not_ok "paused (user)" "$(lv_virsh a domstate --reason $dom 2>&1)"; fi
 check "resume" lv_virsh a resume $dom
