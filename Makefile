@@ -16,10 +16,17 @@ MESON_TEST    := cd $(BUILD) && pyvenv/bin/meson test --no-rebuild \
 
 .PHONY: all overlay guests check check-planes check-qemu check-unit \
         check-libvirt check-linux check-gdb check-style demo demo-linux linux-guests \
-        bench bench-smoke bench-build check-bisect firmware-links kvm-model check-kvm-host bench-migration clean
+        bench bench-smoke bench-build check-bisect firmware-links kvm-model check-kvm-host bench-migration clean \
+        libvirt
 
-all: overlay guests kvm-model firmware-links
+all: overlay guests kvm-model firmware-links libvirt
 	$(NINJA) -C $(BUILD) qemu-system-x86_64
+
+# libvirt 11.3.0 with our series (subprojects/packagefiles/libvirt-planes/),
+# installed in build/libvirt/install; a cache outside the clone, keyed by
+# its inputs, makes this quick when nothing changed.
+libvirt:
+	bash scripts/planes/libvirt-build.sh
 
 # The +ds source ships no firmware: a binary run from the build tree looks
 # for it in qemu-bundle, so point that at Debian's packages.
@@ -114,7 +121,8 @@ LOGS := $(BUILD)/meson-logs
 check: all
 	@rm -f $(LOGS)/fuzz.tap
 	@rm -f $(LOGS)/planes.json $(LOGS)/qemu-suites.json $(LOGS)/unit.json \
-	    $(LOGS)/libvirt.tap $(LOGS)/linux.tap $(LOGS)/gdb.tap
+	    $(LOGS)/libvirt.tap $(LOGS)/libvirt-native.tap $(LOGS)/libvirt-unit.tap \
+	    $(LOGS)/linux.tap $(LOGS)/gdb.tap
 	@rc=0; \
 	$(MAKE) --no-print-directory check-style || rc=1; \
 	$(MAKE) --no-print-directory check-planes || rc=1; \
@@ -127,8 +135,8 @@ check: all
 	$(MAKE) --no-print-directory bench-smoke || rc=1; \
 	echo "== summary"; \
 	python3 scripts/planes/test-summary.py $(LOGS)/planes.json $(LOGS)/fuzz.tap \
-	    $(LOGS)/libvirt.tap $(LOGS)/gdb.tap $(LOGS)/linux.tap \
-	    $(LOGS)/qemu-suites.json \
+	    $(LOGS)/libvirt.tap $(LOGS)/libvirt-native.tap $(LOGS)/libvirt-unit.tap \
+	    $(LOGS)/gdb.tap $(LOGS)/linux.tap $(LOGS)/qemu-suites.json \
 	    $(LOGS)/unit.json \
 	    || rc=1; \
 	exit $$rc
@@ -184,12 +192,30 @@ check-style: all
 	done; \
 	[ $$rc = 0 ] && echo "check-style: checkpatch clean"; exit $$rc
 
-# A real libvirtd (started by the test when none runs) drives a planes VM.
+# Stock libvirt (Debian's libvirtd, started by the test when none runs)
+# drives a planes VM through <qemu:commandline>; qemu-planes' libvirt build
+# (make libvirt) drives planes natively as private instances, and its own
+# unit tests check the series' golden files.
+LIBVIRT_UNIT_TESTS := qemuxmlconftest qemucapabilitiestest domaincapstest
 check-libvirt: all
 	@mkdir -p $(LOGS)
+	@rc=0; \
 	PLANES_LIBVIRT_OUTPUTS=$(LOGS)/libvirt-outputs.txt \
 	    bash tests/planes/libvirt/libvirt-test.sh | tee $(LOGS)/libvirt.tap; \
-	    exit $${PIPESTATUS[0]}
+	    [ $${PIPESTATUS[0]} = 0 ] || rc=1; \
+	PLANES_LIBVIRT_OUTPUTS=$(LOGS)/libvirt-native-outputs.txt \
+	    bash tests/planes/libvirt/libvirt-native-test.sh | tee $(LOGS)/libvirt-native.tap; \
+	    [ $${PIPESTATUS[0]} = 0 ] || rc=1; \
+	for t in $(LIBVIRT_UNIT_TESTS); do \
+	    if (cd build/libvirt/build && meson test --no-rebuild -q $$t \
+	            >$(CURDIR)/$(LOGS)/libvirt-$$t.log 2>&1); then \
+	        echo "ok - libvirt $$t"; \
+	    else \
+	        echo "not ok - libvirt $$t (build/libvirt/build/meson-logs/testlog.txt)"; \
+	    fi; \
+	done | tee $(LOGS)/libvirt-unit.tap; \
+	! grep -q '^not ok' $(LOGS)/libvirt-unit.tap || rc=1; \
+	exit $$rc
 
 # gdb against the test guests: planes as inferiors (tests/planes/gdb/).
 check-gdb: all

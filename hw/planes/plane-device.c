@@ -526,27 +526,41 @@ void plane_devices_attach(void)
 
 typedef struct PlaneDevicePaths {
     unsigned int plane;
-    strList **tail;
+    GPtrArray *paths;
 } PlaneDevicePaths;
 
-static void plane_device_path_append(gpointer key, gpointer value,
-                                     gpointer opaque)
+static void plane_device_path_collect(gpointer key, gpointer value,
+                                      gpointer opaque)
 {
     PlaneDevicePaths *q = opaque;
 
     if (GPOINTER_TO_UINT(value) == q->plane && DEVICE(key)->realized) {
-        QAPI_LIST_APPEND(q->tail, object_get_canonical_path(key));
+        g_ptr_array_add(q->paths, object_get_canonical_path(key));
     }
 }
 
+static gint plane_device_path_cmp(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Sorted by path: the hash table's order differs between two QEMUs with
+ * the same devices (a migration's source and destination compare lists).
+ */
 strList *plane_device_paths(unsigned int plane)
 {
-    strList *head = NULL;
-    PlaneDevicePaths q = { plane, &head };
+    g_autoptr(GPtrArray) paths = g_ptr_array_new();
+    PlaneDevicePaths q = { plane, paths };
+    strList *head = NULL, **tail = &head;
 
     if (plane && plane_device_owner) {
-        g_hash_table_foreach(plane_device_owner, plane_device_path_append,
+        g_hash_table_foreach(plane_device_owner, plane_device_path_collect,
                              &q);
+    }
+    g_ptr_array_sort(paths, plane_device_path_cmp);
+    for (guint i = 0; i < paths->len; i++) {
+        QAPI_LIST_APPEND(tail, (char *)g_ptr_array_index(paths, i));
     }
     return head;
 }

@@ -53,22 +53,9 @@ if ! $links_only &&
         fi
     done <"$series_dir/series"
     rm -f "$src.tmp.patchlog"
-    # Files the new series patches are newer than the build already; files
-    # the old series patched are back to pristine content with an old mtime,
-    # so touch them or ninja would keep their stale objects.
-    : >"$src.tmp/.planes-patched"
-    while read -r p; do
-        case "$p" in ''|'#'*) continue ;; esac
-        sed -n 's|^+++ b/||p' "$series_dir/$p" | cut -f1 >>"$src.tmp/.planes-patched"
-    done <"$series_dir/series"
-    if [ -f "$src/.planes-patched" ]; then
-        while read -r f; do
-            [ -f "$src.tmp/$f" ] && touch "$src.tmp/$f"
-        done <"$src/.planes-patched"
-    fi
-    rm -rf "$src"
-    mv "$src.tmp" "$src"
-    echo "$want" >"$src/.planes-series"
+    source "$(dirname "$0")/tree-swap.sh"
+    swap_patched_tree "$src.tmp" "$src" "$want" "$series_dir" \
+        $(grep -v -e '^#' -e '^$' "$series_dir/series")
 fi
 
 # Lay the overlay in as symbolic links; refuse to shadow an upstream file.

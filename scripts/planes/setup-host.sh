@@ -26,6 +26,11 @@ need_pkgs+=(clang libclang-rt-14-dev)
 need_pkgs+=(ovmf)
 # gdb: debugging planes as inferiors (check-gdb)
 need_pkgs+=(gdb)
+# the libvirt build (scripts/planes/libvirt-build.sh, libvirt-options.sh):
+# what its QEMU driver, libvirtd, virsh and tests need; iproute2 and
+# util-linux: the namespaces of the libvirt tests' private instances
+need_pkgs+=(libxml2-dev libxml2-utils xsltproc libgnutls28-dev libtirpc-dev
+            libjson-c-dev libnl-3-dev libnl-route-3-dev gettext iproute2 util-linux)
 
 sudo_() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 log="${PLANES_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/qemu-planes}/apt.log"

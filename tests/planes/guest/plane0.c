@@ -2274,15 +2274,24 @@ static void test_storm(void)
  * checked, until the test writes a non-zero u64 at MIGRATE_STOP (after
  * its savevm/loadvm or migrations); then plane 1 says how many ECHO calls
  * it served (each exactly once: none lost, none made twice), and plane 0
- * probes the sealed region (-machine plane-violation=fault).
+ * probes the sealed region (-machine plane-violation=fault).  With
+ * stop=serial a byte received on COM1 ends the calls as well: the libvirt
+ * test reaches the guest only through its serial socket.
  */
 static volatile u64 mig_rounds[2], mig_wrong[2];
+static int mig_stop_serial;
+
+static int migrate_stopped(void)
+{
+    return *(volatile u64 *)MIGRATE_STOP ||
+           (mig_stop_serial && (inb(0x3f8 + 5) & 1));   /* COM1 data ready */
+}
 
 static void migrate_run(int cpu)
 {
     struct calling_area *ca = cpu ? CA1 : CA0;
 
-    for (u32 i = 1; !*(volatile u64 *)MIGRATE_STOP; i++) {
+    for (u32 i = 1; !migrate_stopped(); i++) {
         mig_wrong[cpu] += !echo_ok(ca, (u32)(cpu + 1) << 28 |
                                        (i & 0x0fffffff));
         mig_rounds[cpu]++;
@@ -2303,6 +2312,8 @@ static void test_migrate(void)
 
     *(volatile u64 *)MIGRATE_STOP = 0;
     *(volatile u64 *)MIGRATE_HOLD = 0;
+    arg_str("stop", "", hold, sizeof(hold));
+    mig_stop_serial = !strcmp(hold, "serial");
     if (!start_ap_maybe_plugged()) {
         puts("P0: the AP did not start\n");
         guest_exit(EXIT_FAIL);
