@@ -39,6 +39,11 @@
  * and its INTx pin is disabled for good (PCI_COMMAND_INTX_DISABLE set
  * and read-only), because INTx is wired to plane 0's IOAPIC.  The
  * plane's firmware, not plane 0's, assigns such a function's BARs.
+ *
+ * Which device an access reaches is the address map's business: a
+ * plane >= 1 has its own, where its devices' BARs, ports and ECAM window
+ * come before anything plane 0 maps (plane-device-map.c); this file
+ * decides what the access may do once there.
  */
 
 #include "qemu/osdep.h"
@@ -59,6 +64,7 @@
 #include "hw/planes/plane.h"
 #include "hw/planes/plane-accel.h"
 #include "hw/planes/plane-device.h"
+#include "hw/planes/plane-device-map.h"
 #include "trace.h"
 
 bool plane_device_filter_active;
@@ -447,7 +453,8 @@ static bool plane_device_attach_pci(PCIDevice *pdev, unsigned int plane,
                                PCI_COMMAND_INTX_DISABLE);
     pci_word_test_and_clear_mask(pdev->wmask + PCI_COMMAND,
                                  PCI_COMMAND_INTX_DISABLE);
-    return true;
+    return plane_device_map_attach_pci(pdev, plane,
+                                       PCIE_HOST_BRIDGE(qbus->parent), errp);
 }
 
 static unsigned int plane_device_default;
@@ -483,6 +490,7 @@ static void plane_devices_machine_ready(Notifier *notifier, void *data)
         }
         if (object_dynamic_cast(key, "isa-serial")) {
             plane_device_rewire_serial(key, plane);
+            plane_device_map_attach_isa(DEVICE(key), plane);
         } else if (object_dynamic_cast(key, TYPE_PCI_DEVICE) &&
                    !plane_device_attach_pci(PCI_DEVICE(key), plane, &err)) {
             error_report_err(err);

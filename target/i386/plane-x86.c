@@ -15,6 +15,7 @@
 #include "hw/i386/apic.h"
 #include "system/hw_accel.h"
 #include "hw/planes/plane.h"
+#include "hw/planes/plane-device-map.h"
 #include "hw/planes/planes-abi.h"
 #include "plane-x86.h"
 
@@ -75,6 +76,12 @@ CPUState *plane_x86_vcpu_create(Object *parent, CPUState *plane0_cpu,
     object_property_add_child(parent, "cpu", obj);
     object_unref(obj);
     if (!object_property_set_uint(obj, "apic-id", p0->apic_id, errp)) {
+        return NULL;
+    }
+    /* The plane's own devices come first in what the state reaches */
+    if (!object_property_set_link(obj, "memory",
+                                  OBJECT(plane_device_map_memory(plane_id)),
+                                  errp)) {
         return NULL;
     }
     for (size_t i = 0; i < ARRAY_SIZE(topology); i++) {

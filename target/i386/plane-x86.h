@@ -63,6 +63,13 @@ void plane_x86_walk_ad_refused(CPUX86State *env, hwaddr pte_gpa);
 bool plane_x86_smm_enter(X86CPU *cpu);
 
 /*
+ * TCG: the I/O space @env's port I/O reaches: its plane's own map for a
+ * plane >= 1 (its devices' ports above the machine's), the machine's for
+ * plane 0.
+ */
+AddressSpace *plane_x86_io_as(CPUX86State *env);
+
+/*
  * Both backends, planes > 1: switch off the guest features that let plane
  * 0 have QEMU or the CPU write memory past the planes' view.
  */

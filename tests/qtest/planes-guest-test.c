@@ -1285,6 +1285,68 @@ static void test_virtio_plane(void)
     guest_finish(&run);
 }
 
+/*
+ * Issue 32: what plane 1 reaches at its own devices' addresses does not
+ * depend on what plane 0 maps, and plane 1's BARs capture nothing of
+ * plane 0's.  Each case runs the freestanding pair with plane 1's
+ * virtio-rng-pci set up and used once, then one attack.
+ */
+typedef struct DeviceMapCase {
+    const char *append;
+    const char *expect;     /* the RESULT line's start */
+} DeviceMapCase;
+
+static void test_device_map(const void *data)
+{
+    const DeviceMapCase *c = data;
+    g_autofree char *serial = NULL, *got = NULL;
+    const char *line;
+    GuestRun run;
+
+    guest_start(&run, "q35,planes=2", c->append,
+                "-no-reboot -device virtio-rng-pci,id=p1rng,plane=1,"
+                "addr=05.0,disable-legacy=on -chardev null,id=com2 "
+                "-device isa-serial,iobase=0x2f8,irq=3,plane=1,"
+                "chardev=com2");
+    serial = guest_wait_serial(&run, "DONE");
+    line = strstr(serial, "RESULT ");
+    g_assert(line);
+    /* compared as strings: a failure shows what the guest found */
+    got = g_strndup(line, strlen(c->expect));
+    g_assert_cmpstr(got, ==, c->expect);
+    guest_finish(&run);
+}
+
+static const DeviceMapCase device_map_cases[] = {
+    /* plane 0's AHCI registers on plane 1's common, then notify page */
+    { "test=virtio-interpose attack=abar halt=1 rounds=600",
+      "RESULT virtio-interpose abar rax=0 ahci=0x29228086 moved-host=0x0 "
+      "p1-id=0x10441af4 cmd=0x406 status=0xf qsize=8 taken=1 "
+      "pending-at-entry=1 used=2 len=64 nonzero=" },
+    /* PCIEXBAR moved, plane 0's AHCI on plane 1's old ECAM page */
+    { "test=virtio-interpose attack=pciexbar halt=1 rounds=600",
+      "RESULT virtio-interpose pciexbar rax=0 ahci=0x29228086 "
+      "moved-host=0x29c08086 p1-id=0x10441af4 cmd=0x406 status=0xf "
+      "qsize=8 taken=1 pending-at-entry=1 used=2 len=64 nonzero=" },
+    /* plane 1's BARs on plane 0's AHCI registers and on its RAM */
+    { "test=virtio-capture halt=1",
+      "RESULT virtio-capture rax=0 ahci=0x29228086 cap-same=1 vs=0x10000 "
+      "ram=0x5a5a5a5a12345678 ram-write=0xffff p1-status=0xf "
+      "p1-msix=0xfee00000 p1-probe-status=0xf\r\n" },
+    /* plane 0's PM block (TCO at +0x60) over plane 1's COM2 */
+    { "test=com2-pmbase halt=1",
+      "RESULT com2-pmbase pmbase=0x601 moved=0x281 scratch=0xa5/0x5a "
+      "lsr=0x60/0x60\r\n" },
+};
+
+static const char *const device_map_names[] = {
+    "plane0-abar-on-plane1-bars", "plane0-moves-pciexbar",
+    "plane1-bars-on-plane0", "plane0-pmbase-on-plane1-com2",
+};
+
+QEMU_BUILD_BUG_ON(ARRAY_SIZE(device_map_cases) !=
+                  ARRAY_SIZE(device_map_names));
+
 int main(int argc, char **argv)
 {
     static const BootCase boot_inside = {
@@ -1388,5 +1450,11 @@ int main(int argc, char **argv)
                    test_home_index);
     qtest_add_func("/planes/tcg/config/series-default-region",
                    test_series_default_region);
+    for (size_t i = 0; i < ARRAY_SIZE(device_map_cases); i++) {
+        g_autofree char *path = g_strdup_printf("/planes/tcg/devices/map/%s",
+                                                device_map_names[i]);
+
+        qtest_add_data_func(path, &device_map_cases[i], test_device_map);
+    }
     return g_test_run();
 }

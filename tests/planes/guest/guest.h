@@ -95,6 +95,9 @@ struct enable_block {
 #define VTL_TEST_VIRTIO_AGAIN 0x7f11    /* test-only: one more request */
 #define VTL_TEST_TICKS      0x7f12      /* test-only: wait for timer ticks */
 #define VTL_TEST_ENABLE_WAIT 0x7f13     /* test-only: HC 18 until plugged */
+#define VTL_TEST_VIRTIO_PROBE 0x7f14    /* test-only: read the device back */
+#define VTL_TEST_VIRTIO_MOVE 0x7f15     /* test-only: move two of its BARs */
+#define VTL_TEST_COM2_PROBE 0x7f16      /* test-only: COM2's scratch, LSR */
 
 /* Where the virtio test puts plane 1's virtio-rng-pci: 00:05.0 on pcie.0 */
 #define VIRTIO_TEST_SLOT    5

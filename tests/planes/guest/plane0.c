@@ -1797,6 +1797,182 @@ static void test_virtio_plane(void)
 }
 
 /*
+ * Plane 0 against plane 1's device (issue 32): it moves decoding it
+ * controls (a BAR of its own ICH9 AHCI at 00:1f.2, the MCH's PCIEXBAR)
+ * onto what plane 1 reaches, and plane 1 moves its BARs onto plane 0's
+ * device and RAM.  Each side must keep reaching its own.
+ */
+#define AHCI_BDF        (0x1f << 3 | 2)
+#define AHCI_ABAR       0x24
+#define MCH_PCIEXBAR    0x60
+#define MOVED_ECAM      0xd0000000UL    /* 64 MiB, clear of the BARs used */
+#define AHCI_HOME       0xe2000000UL    /* plane 0's ABAR in the capture */
+
+static u32 pci_cf8_read(u32 bdf, u32 reg)
+{
+    outl(0xcf8, 0x80000000U | bdf << 8 | reg);
+    return inl(0xcfc);
+}
+
+static void pci_cf8_write(u32 bdf, u32 reg, u32 v)
+{
+    outl(0xcf8, 0x80000000U | bdf << 8 | reg);
+    outl(0xcfc, v);
+}
+
+/* Plane 0 places its AHCI's registers (ABAR, 4 KiB) at @addr; its ID */
+static u32 ahci_place(u64 addr)
+{
+    pci_cf8_write(AHCI_BDF, AHCI_ABAR, addr);
+    pci_cf8_write(AHCI_BDF, 0x04, pci_cf8_read(AHCI_BDF, 0x04) | 0x6);
+    return pci_cf8_read(AHCI_BDF, 0);
+}
+
+/* Plane 1 sets up its virtio-rng; *@common, *@notify: where they are */
+static s64 virtio_plane_up(u64 *a, u64 *common, u64 *notify)
+{
+    s64 r;
+
+    vbs_boot();
+    count_device_vectors();
+    r = vtl_call(CA0, VTL_TEST_VIRTIO, NULL, 0) ?: vtl_status(CA0);
+    *common = a[5];
+    *notify = a[6];
+    return r ?: virtio_wait_used(a, 1);
+}
+
+/* Plane 1 reads its device back: ID, command, status, queue size */
+static s64 virtio_probe(u64 *a, u64 *out)
+{
+    s64 r = vtl_call(CA0, VTL_TEST_VIRTIO_PROBE, NULL, 0) ?: vtl_status(CA0);
+
+    for (int i = 0; i < 4; i++) {
+        out[i] = a[i];
+    }
+    return r;
+}
+
+/*
+ * attack=abar: plane 0 puts its AHCI's registers on plane 1's common
+ * structure, then on its notify structure: plane 1 must read its own
+ * registers and its next request must complete.
+ * attack=pciexbar: plane 0 moves PCIEXBAR and puts the AHCI's registers
+ * on plane 1's ECAM page: plane 1 must read its own configuration space.
+ */
+static void test_virtio_interpose(void)
+{
+    u64 *a = (u64 *)CA0->buffer, common, notify, p[4] = { 0 };
+    u32 ahci = 0, host = 0;
+    char attack[16];
+    s64 r;
+
+    arg_str("attack", "abar", attack, sizeof(attack));
+    r = virtio_plane_up(a, &common, &notify);
+    if (!r && !strcmp(attack, "pciexbar")) {
+        pci_cf8_write(0, MCH_PCIEXBAR + 4, 0);
+        pci_cf8_write(0, MCH_PCIEXBAR, MOVED_ECAM | 0x4 | 1);
+        host = *(volatile u32 *)MOVED_ECAM;     /* it did move */
+        ahci = ahci_place(Q35_ECAM_BASE + (VIRTIO_TEST_SLOT << 15));
+        r = virtio_probe(a, p);
+    } else if (!r) {
+        ahci = ahci_place(common & ~0xfffUL);
+        r = virtio_probe(a, p);
+        ahci_place(notify & ~0xfffUL);
+    }
+    /* and plane 1's next request completes */
+    if (!r) {
+        r = vtl_call(CA0, VTL_TEST_VIRTIO_AGAIN, NULL, 0) ?: vtl_status(CA0);
+    }
+    if (!r) {
+        r = virtio_wait_used(a, 2);
+    }
+    __asm__ volatile("cli");
+    printf("RESULT virtio-interpose %s rax=%d ahci=0x%x moved-host=0x%x "
+           "p1-id=0x%x cmd=0x%x status=0x%x qsize=%u ", attack, r,
+           (u64)ahci, (u64)host, p[0], p[1], p[2], p[3]);
+    virtio_result(a);
+}
+
+#define LPC_BDF         (0x1f << 3)
+#define LPC_PMBASE      0x40
+
+/* Plane 1 writes @v to its COM2's scratch register: what it reads back */
+static u64 com2_probe(u64 v, u64 *lsr)
+{
+    u64 *a = (u64 *)CA0->buffer;
+
+    if (vtl_call(CA0, VTL_TEST_COM2_PROBE, &v, 8) || vtl_status(CA0)) {
+        return ~0UL;
+    }
+    *lsr = a[1];
+    return a[0];
+}
+
+/*
+ * Plane 0 moves its ACPI PM block (PMBASE, 128 ports: the TCO registers
+ * at +0x60) over plane 1's COM2 at 0x2f8: plane 1 must still reach its
+ * own port.
+ */
+static void test_com2_pmbase(void)
+{
+    u64 before, after, lsr_before = 0, lsr_after = 0;
+    u32 pmbase;
+
+    vbs_boot();
+    before = com2_probe(0xa5, &lsr_before);
+    pmbase = pci_cf8_read(LPC_BDF, LPC_PMBASE);
+    pci_cf8_write(LPC_BDF, LPC_PMBASE, 0x281);
+    after = com2_probe(0x5a, &lsr_after);
+    printf("RESULT com2-pmbase pmbase=0x%x moved=0x%x scratch=0x%x/0x%x "
+           "lsr=0x%x/0x%x\n", (u64)pmbase,
+           (u64)pci_cf8_read(LPC_BDF, LPC_PMBASE), before, after,
+           lsr_before, lsr_after);
+}
+
+static u8 capture_page[0x4000] __attribute__((aligned(0x4000)));
+
+/*
+ * Plane 1 moves its common structure's BAR onto plane 0's AHCI registers
+ * and its MSI-X BAR onto a page of plane 0's RAM: plane 0 must go on
+ * reaching its AHCI and its RAM, plane 1 its device at the new places.
+ */
+static void test_virtio_capture(void)
+{
+    u64 *a = (u64 *)CA0->buffer, common, notify, args[2], p[4] = { 0 };
+    volatile u32 *abar = (volatile u32 *)AHCI_HOME;
+    volatile u64 *ram = (volatile u64 *)capture_page;
+    u32 ahci, cap_before, cap_after = 0, vs_after = 0;
+    u64 p1_status = 0, p1_msix = 0, ram_after = 0;
+    s64 r;
+
+    ahci = ahci_place(AHCI_HOME);
+    cap_before = abar[0];
+    ram[0] = 0x5a5a5a5a12345678UL;
+    r = virtio_plane_up(a, &common, &notify);
+    if (!r) {
+        args[0] = AHCI_HOME;
+        args[1] = (u64)capture_page;
+        r = vtl_call(CA0, VTL_TEST_VIRTIO_MOVE, args, sizeof(args)) ?:
+            vtl_status(CA0);
+        p1_status = a[0];
+        p1_msix = a[1];
+        cap_after = abar[0];
+        vs_after = abar[4];
+        ram[1] = ram[0] ^ 0xffff;
+        ram_after = ram[1] ^ ram[0];
+    }
+    if (!r) {
+        r = virtio_probe(a, p);
+    }
+    __asm__ volatile("cli");
+    printf("RESULT virtio-capture rax=%d ahci=0x%x cap-same=%u "
+           "vs=0x%x ram=0x%x ram-write=0x%x p1-status=0x%x "
+           "p1-msix=0x%x p1-probe-status=0x%x\n", r, (u64)ahci,
+           (u64)(cap_before != ~0U && cap_after == cap_before), (u64)vs_after,
+           ram[0], ram_after, p1_status, p1_msix & 0xfff00000UL, p[2]);
+}
+
+/*
  * Random SET_MEM_ATTRS over a 256-page buffer against a model: after
  * every operation plane 0 checks what each touched page allows.  Also
  * reports how many attribute ranges the model has (plane 0's map holds
@@ -2488,6 +2664,12 @@ void main(u32 start_info)
         test_device_irq();
     } else if (!strncmp(test, "virtio-plane", 12)) {
         test_virtio_plane();
+    } else if (!strncmp(test, "virtio-interpose", 16)) {
+        test_virtio_interpose();
+    } else if (!strncmp(test, "virtio-capture", 14)) {
+        test_virtio_capture();
+    } else if (!strncmp(test, "com2-pmbase", 11)) {
+        test_com2_pmbase();
     } else if (!strncmp(test, "chipset", 7)) {
         test_chipset();
     } else if (!strncmp(test, "noplanes", 8)) {

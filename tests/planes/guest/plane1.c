@@ -349,6 +349,9 @@ static struct {
 
 static volatile u8 *p1_vcommon;
 static volatile u16 *p1_vnotify;
+/* BARs of the common structure and of the MSI-X table, and the offsets */
+static u8 p1_common_bar, p1_msix_bar;
+static u32 p1_common_off, p1_notify_off, p1_msix_off;
 
 static volatile u8 *p1_ecam(u32 off)
 {
@@ -358,6 +361,18 @@ static volatile u8 *p1_ecam(u32 off)
 static u64 p1_bar_base(u8 bar)
 {
     return P1_VIRTIO_BARS + bar * 0x100000UL;
+}
+
+/* Places BAR @bar (32 or 64 bits, as its type says) at @addr. */
+static void p1_bar_place(u8 bar, u64 addr)
+{
+    volatile u32 *reg = (volatile u32 *)p1_ecam(0x10 + 4 * bar);
+    u32 type = *reg & 0x6;
+
+    *reg = (u32)addr;
+    if (type == 0x4) {
+        reg[1] = addr >> 32;
+    }
 }
 
 /*
@@ -407,6 +422,8 @@ static s32 p1_virtio_start(u64 *a)
             bars |= 1 << bar;
             if (*p1_ecam(cap + 3) == 1) {
                 p1_vcommon = (volatile u8 *)where;
+                p1_common_bar = bar;
+                p1_common_off = *(volatile u32 *)p1_ecam(cap + 8);
             } else if (*p1_ecam(cap + 3) == 2) {
                 notify = (volatile u8 *)where;
                 notify_mult = *(volatile u32 *)p1_ecam(cap + 16);
@@ -414,15 +431,8 @@ static s32 p1_virtio_start(u64 *a)
         }
     }
     for (u8 bar = 0; bar < 6; bar++) {
-        volatile u32 *reg = (volatile u32 *)p1_ecam(0x10 + 4 * bar);
-
         if (bars & (1 << bar)) {
-            u32 type = *reg & 0x6;
-
-            *reg = p1_bar_base(bar);
-            if (type == 0x4) {
-                reg[1] = 0;
-            }
+            p1_bar_place(bar, p1_bar_base(bar));
         }
     }
     *(volatile u16 *)p1_ecam(0x04) = 0x0006;    /* memory, bus master */
@@ -435,6 +445,9 @@ static s32 p1_virtio_start(u64 *a)
         u32 table = *(volatile u32 *)p1_ecam(msix + 4);
         volatile u32 *e = (volatile u32 *)(p1_bar_base(table & 7) +
                                            (table & ~7U));
+
+        p1_msix_bar = table & 7;
+        p1_msix_off = table & ~7U;
 
         e[0] = 0xfee00000 | (cpuid_apic_id() << 12);
         e[1] = 0;
@@ -475,7 +488,51 @@ static s32 p1_virtio_start(u64 *a)
     p1_vq.desc[0].flags = 2;                                /* WRITE */
     p1_vnotify = (volatile u16 *)(notify + notify_mult *
                                   *(volatile u16 *)(p1_vcommon + 0x1e));
+    p1_notify_off = (u64)p1_vnotify - p1_bar_base(p1_common_bar);
+    /* where the structures are, for the tests that attack them */
+    a[5] = (u64)p1_vcommon;
+    a[6] = (u64)p1_vnotify;
     p1_virtio_post(1);
+    return 0;
+}
+
+/*
+ * What plane 1 reaches of its device where it put it: a[0] the ID and
+ * a[1] the command register through ECAM, a[2] the device status and
+ * a[3] queue 0's size through the common structure.
+ */
+static s32 p1_virtio_probe(u64 *a)
+{
+    a[0] = *(volatile u32 *)p1_ecam(0);
+    a[1] = *(volatile u16 *)p1_ecam(0x04);
+    if (!p1_vcommon) {
+        return -1;
+    }
+    a[2] = p1_vcommon[0x14];
+    *(volatile u16 *)(p1_vcommon + 0x16) = 0;
+    a[3] = *(volatile u16 *)(p1_vcommon + 0x18);
+    return 0;
+}
+
+/*
+ * {u64 common, u64 msix}: plane 1 moves the BAR of its common structure
+ * (the notify structure's too) and the BAR of its MSI-X table there, then
+ * reads them back there: a[0] the device status, a[1] MSI-X entry 0's
+ * address.
+ */
+static s32 p1_virtio_move(u64 *a)
+{
+    u64 common = a[0], msix = a[1];
+
+    if (!p1_vcommon || p1_common_bar == p1_msix_bar) {
+        return -1;
+    }
+    p1_bar_place(p1_common_bar, common);
+    p1_bar_place(p1_msix_bar, msix);
+    p1_vcommon = (volatile u8 *)(common + p1_common_off);
+    p1_vnotify = (volatile u16 *)(common + p1_notify_off);
+    a[0] = p1_vcommon[0x14];
+    a[1] = *(volatile u32 *)(msix + p1_msix_off);
     return 0;
 }
 
@@ -603,8 +660,21 @@ static s32 p1_serve(struct calling_area *ca)
         ca->resp_size = 40;
         return 0;
     case VTL_TEST_VIRTIO:
-        ca->resp_size = 40;
+        ca->resp_size = 56;
         return p1_virtio_start(a);
+    case VTL_TEST_VIRTIO_PROBE:
+        ca->resp_size = 32;
+        return p1_virtio_probe(a);
+    case VTL_TEST_COM2_PROBE:
+        /* its own COM2's scratch register as written, and its LSR */
+        outb(COM2 + 7, (u8)a[0]);
+        a[0] = inb(COM2 + 7);
+        a[1] = inb(COM2 + 5);
+        ca->resp_size = 16;
+        return 0;
+    case VTL_TEST_VIRTIO_MOVE:
+        ca->resp_size = 16;
+        return p1_virtio_move(a);
     case VTL_TEST_VIRTIO_AGAIN:
         return p1_virtio_again();
     case VTL_TEST_VIRTIO_TAKE:

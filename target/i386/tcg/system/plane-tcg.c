@@ -16,7 +16,9 @@
 #include "hw/i386/apic.h"
 #include "hw/i386/apic-msidef.h"
 #include "hw/i386/apic_internal.h"
+#include "exec/address-spaces.h"
 #include "hw/planes/plane.h"
+#include "hw/planes/plane-device-map.h"
 #include "hw/planes/plane-memory.h"
 #include "hw/planes/planes-abi.h"
 #include "plane-x86.h"
@@ -254,6 +256,13 @@ bool plane_x86_smm_enter(X86CPU *cpu)
         return false;
     }
     return true;
+}
+
+AddressSpace *plane_x86_io_as(CPUX86State *env)
+{
+    unsigned int plane = env_cpu(env)->plane_id;
+
+    return likely(!plane) ? &address_space_io : plane_device_map_io_as(plane);
 }
 
 /*
