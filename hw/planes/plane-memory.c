@@ -13,6 +13,7 @@
 #include "exec/address-spaces.h"
 #include "exec/memory.h"
 #include "hw/boards.h"
+#include "hw/pci-host/q35.h"
 #include "system/runstate.h"
 #include "qapi/qapi-events-planes.h"
 #include "hw/planes/plane.h"
@@ -114,6 +115,28 @@ static void plane_layout_regions(PlaneSet *set, PlaneLayout *l)
     }
 }
 
+/*
+ * q35's MCH turns the top of low RAM into TSEG (reads all ones, writes
+ * lost outside SMM) whenever plane 0 sets ESMRAMC while SMRAM is not
+ * locked, at a size it picks: at most extended-tseg-mbytes or 8 MiB.  A
+ * region there would lose its RAM to plane 0, for the plane's vCPUs and
+ * devices alike, so the rules keep regions out of that window.
+ */
+static void plane_layout_chipset_ram(PlaneLayout *l)
+{
+    Object *obj = object_resolve_path_type("", TYPE_MCH_PCI_DEVICE, NULL);
+    MCHPCIState *mch = obj ? MCH_PCI_DEVICE(obj) : NULL;
+    uint64_t tseg_max;
+
+    if (!mch) {
+        return;
+    }
+    tseg_max = MAX(8 * MiB, mch->ext_tseg_mbytes * MiB);
+    l->chipset_ram_end = mch->below_4g_mem_size;
+    l->chipset_ram_start = l->chipset_ram_end > tseg_max ?
+                           l->chipset_ram_end - tseg_max : 0;
+}
+
 void plane_layout_describe(PlaneSet *set, CPUState *cpu, PlaneLayout *l)
 {
     GArray *ranges = plane_layout_ranges();
@@ -124,6 +147,7 @@ void plane_layout_describe(PlaneSet *set, CPUState *cpu, PlaneLayout *l)
         .phys_limit = cpu ? set->accel->phys_addr_limit(cpu) : 0,
         .outside_ram_min = set->accel->outside_ram_min,
     };
+    plane_layout_chipset_ram(l);
     plane_layout_regions(set, l);
 }
 

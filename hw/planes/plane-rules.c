@@ -187,6 +187,16 @@ static int plane_rule_config_region(const PlaneLayout *l, uint64_t gpa,
                                  "format %u (RAW 0, BZIMAGE 1, ELF 2)", i,
                                  e->kernel_format);
     }
+    if (l->chipset_ram_end > l->chipset_ram_start &&
+        ranges_overlap(base, size, l->chipset_ram_start,
+                       l->chipset_ram_end - l->chipset_ram_start)) {
+        return plane_rule_refuse(why, PLANES_KVM_EINVAL, "plane %u region 0x%"
+                                 PRIx64 "+0x%" PRIx64 " overlaps [0x%" PRIx64
+                                 ", 0x%" PRIx64 "), RAM that plane 0's "
+                                 "chipset can take away (TSEG)", i, base,
+                                 size, l->chipset_ram_start,
+                                 l->chipset_ram_end);
+    }
     switch (plane_layout_placement(l, base, size)) {
     case PLANE_REGION_INSIDE_RAM:
         return 0;

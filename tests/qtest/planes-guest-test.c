@@ -252,6 +252,9 @@ static const NegativeCase negative_cases[] = {
       "RESULT region rax=-22" },
     { "partly-ram", Q35, "test=region p1base=0x1ff00000 p1size=0x400000",
       "RESULT region rax=-22" },
+    /* the top 16 MiB of low RAM: q35's TSEG, which plane 0 can enable */
+    { "tseg", Q35, "test=region p1base=0x1f800000 p1size=0x800000",
+      "RESULT region rax=-22" },
     { "phys-limit", Q35, "test=region p1base=0x10000000000 p1size=0x1000000",
       "RESULT region rax=-22" },
     { "wraps", Q35, "test=region p1base=0xfffffffffff00000 p1size=0x200000",

@@ -54,6 +54,11 @@ typedef struct PlaneLayout {
     PlaneLayoutRegion regions[PLANE_LAYOUT_MAX_PLANES];  /* [0] unused */
     uint64_t phys_limit;        /* first address the vCPUs cannot reach */
     uint64_t outside_ram_min;   /* fresh RAM only at or above this */
+    /*
+     * Guest RAM that plane 0's chipset can decode as something else at
+     * any time (q35's TSEG): no region there.  Empty if end <= start.
+     */
+    uint64_t chipset_ram_start, chipset_ram_end;
 } PlaneLayout;
 
 /* Where a CONFIG region may lie. */
