@@ -220,6 +220,9 @@ static int m_config(const World *w, uint64_t gpa, uint64_t count,
                                        e[j].memory_size);
         }
         bad |= !m_cmdline_ok(&e[i]) || e[i].kernel_format > 2;
+        bad |= w->l.chipset_ram_end > w->l.chipset_ram_start &&
+               m_overlap(b, s, w->l.chipset_ram_start,
+                         w->l.chipset_ram_end - w->l.chipset_ram_start);
         if (!bad) {
             switch (m_placement(w, b, s)) {
             case PLANE_REGION_INSIDE_RAM:
@@ -382,6 +385,12 @@ static void decode_world(FuzzIn *in, World *w)
         if (end == UINT64_MAX) {
             break;
         }
+    }
+
+    /* Sometimes RAM the chipset can take away (q35's TSEG), maybe empty */
+    if (in_u8(in) & 1) {
+        w->l.chipset_ram_start = in_addr(in, w->pts, w->npts);
+        w->l.chipset_ram_end = in_addr(in, w->pts, w->npts);
     }
 
     /*
