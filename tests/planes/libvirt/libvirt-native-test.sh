@@ -7,7 +7,8 @@
 # domcapabilities, define, start without taint, dumpxml, the command
 # line, query-planes through virsh qemu-monitor-command, suspend/resume,
 # reset, managedsave and start, save and restore to a file, a
-# plane-violation stop as the paused reason 'plane violation', and live
+# plane-violation stop as the paused reason 'plane violation', a plane 1
+# the host launches (<planes><plane id='1'><kernel/>), and live
 # migration between two instances in two network namespaces joined by a
 # veth pair (virsh migrate --live --p2p over TCP) while plane 1 is parked
 # and plane 0 makes VTL calls: none lost or answered twice, the seal holds
@@ -207,6 +208,70 @@ else
     not_ok "a plane violation pauses the domain" "$(lv_virsh a domstate --reason $dom 2>&1)"
 fi
 record a domstate --reason $dom
+check "destroy" lv_virsh a destroy $dom
+check "undefine" lv_virsh a undefine $dom
+
+# the host launches plane 1 (<planes><plane id='1'><kernel/>...): QEMU
+# loads it before plane 0 starts, plane 0 finds it parked and sealed
+dom=planes-launch
+plane1="$repo/build/qemu/tests/planes-guests/plane1.bin"
+p1_cmdline="console=ttyS0 vtl=1"
+launch_xml=$(domain_xml $dom "test=launched halt=1" fault)
+python3 - "$launch_xml" "$plane1" "$p1_cmdline" <<'PY'
+import sys
+path, kernel, cmdline = sys.argv[1:]
+xml = open(path).read()
+empty = "<planes count='2' violation='fault'/>"
+assert empty in xml
+open(path, "w").write(xml.replace(empty, (
+    "<planes count='2' violation='fault'>\n"
+    "      <plane id='1'>\n"
+    "        <kernel>%s</kernel>\n"
+    "        <cmdline>%s</cmdline>\n"
+    "      </plane>\n"
+    "    </planes>") % (kernel, cmdline)))
+PY
+planes_element() { sed -n '/<planes /,/<\/planes>/p' "$@"; }
+check "define a domain whose plane 1 the host launches" lv_virsh a define "$launch_xml"
+record a dumpxml $dom
+lv_virsh a dumpxml $dom >"$tmp/$dom.dump.xml" 2>&1
+if [ -n "$(planes_element "$launch_xml")" ] &&
+   [ "$(planes_element "$tmp/$dom.dump.xml")" = "$(planes_element "$launch_xml")" ] &&
+   lv_virsh a define "$tmp/$dom.dump.xml" >/dev/null 2>&1 &&
+   [ "$(lv_virsh a dumpxml $dom 2>&1)" = "$(cat "$tmp/$dom.dump.xml")" ]; then
+    ok "dumpxml: <plane id='1'> with its kernel and cmdline, and dumpxml round-trips through define"
+else
+    not_ok "dumpxml of the host launch" "$(planes_element "$tmp/$dom.dump.xml")"
+fi
+argv=$(lv_virsh a domxml-to-native qemu-argv --domain $dom 2>&1)
+if grep -qF "{\"qom-type\":\"plane-launch\",\"id\":\"planelaunch1\",\"plane\":1,\"kernel\":\"$plane1\",\"append\":\"$p1_cmdline\"}" <<<"$argv"; then
+    ok "domxml-to-native: -object plane-launch for plane 1"
+else
+    not_ok "domxml-to-native: -object plane-launch" "$argv"
+fi
+check "start the domain with the launched plane" lv_virsh a start $dom
+if wait_for 120 count_at_least "$(com1_log a $dom)" DONE 1 &&
+   grep -q "P0: echo from launched plane 1: ok" "$(com1_log a $dom)" &&
+   grep -q "RESULT launched-config rax=-1" "$(com1_log a $dom)"; then
+    ok "plane 0 calls the launched plane 1 and may not CONFIG it"
+else
+    not_ok "plane 0 calls the launched plane 1" "$(tail -8 "$(com1_log a $dom)" 2>&1)"
+fi
+record a qemu-monitor-command $dom --pretty '{"execute":"query-planes"}'
+launched=$(query_planes a $dom | python3 -c '
+import json, sys
+p = json.load(sys.stdin)["return"][1]
+print(p["id"], p["state"], "0x%x" % p["region-base"], "0x%x" % p["region-size"],
+      p.get("launch-measurement", "none"))' 2>&1)
+read -r p_id p_state p_base p_size p_measure <<<"$launched"
+expected=$(python3 "$repo/scripts/planes/plane-measure.py" --kernel "$plane1" \
+           --base "$p_base" --size "$p_size" --append "$p1_cmdline" 2>&1)
+if [ "$p_id $p_state" = "1 parked" ] && [[ $p_measure =~ ^[0-9a-f]{64}$ ]] &&
+   [ "$p_measure" = "$expected" ]; then
+    ok "query-planes: plane 1 parked, its launch-measurement what plane-measure.py computes"
+else
+    not_ok "query-planes: plane 1 launched" "query-planes: $launched" "plane-measure.py: $expected"
+fi
 check "destroy" lv_virsh a destroy $dom
 check "undefine" lv_virsh a undefine $dom
 lv_stop a
