@@ -3,7 +3,9 @@
  *
  * VM planes: the hand-over of a vCPU index from one plane's vCPU state to
  * another's, and the brief polling with which a state that switched
- * itself out waits for its switch back before its thread sleeps.
+ * itself out waits for its switch back before its thread sleeps: its
+ * window adapts as KVM's halt polling does, and nobody polls while the
+ * vCPU threads that want a host CPU outnumber the host CPUs.
  */
 
 #include "qemu/osdep.h"
@@ -22,6 +24,111 @@ static PlaneSwitchPoll *plane_switch_poll(PlaneSet *set, unsigned int plane,
     unsigned int state = plane_state_index(set->planes[plane], cpu_index);
 
     return &set->switch_poll[plane * set->nr_vcpus + state];
+}
+
+/*
+ * The window grows from PLANE_POLL_START_NS by doubling while switches
+ * come back soon after the poll gave up, and halves (to 0 below the
+ * start) when one comes back later than the ceiling.
+ */
+#define PLANE_POLL_START_NS 2000
+/* How often a polling thread counts the host CPUs it may run on */
+#define PLANE_POLL_CPUS_RECOUNT_NS (1000 * 1000 * 1000)
+
+/*
+ * @poll's state is switched in @waited ns after it was switched out,
+ * and was @polling then: adapt its window (BQL held, by the switcher).
+ */
+static void plane_poll_adapt(PlaneSet *set, PlaneSwitchPoll *poll,
+                             int64_t waited, bool polling)
+{
+    uint64_t window = poll->window_ns;
+
+    if (polling) {
+        return;     /* in time: the window is right */
+    }
+    if (waited <= set->switch_poll_ns) {
+        window = MIN(MAX(window * 2, PLANE_POLL_START_NS),
+                     set->switch_poll_ns);
+    } else {
+        window = window / 2 >= PLANE_POLL_START_NS ? window / 2 : 0;
+    }
+    qatomic_set(&poll->window_ns, window);
+}
+
+/*
+ * Time-stamps the switch of @cpu_index from @from (the plane there now,
+ * with PLANE_WAITING if it waits) to @to (PLANE_WAITING: none) and adapts
+ * @to's window.
+ */
+static void plane_poll_note_switch(PlaneSet *set, unsigned int cpu_index,
+                                   unsigned int from, unsigned int to)
+{
+    int64_t now = get_clock();
+    PlaneSwitchPoll *in;
+
+    if (!(from & PLANE_WAITING)) {
+        plane_switch_poll(set, from, cpu_index)->switched_out_at = now;
+    }
+    if (to & PLANE_WAITING) {
+        return;
+    }
+    in = plane_switch_poll(set, to, cpu_index);
+    if (in->switched_out_at) {
+        plane_poll_adapt(set, in, now - in->switched_out_at,
+                         qatomic_read(&in->polling));
+        in->switched_out_at = 0;
+    }
+}
+
+/* The host CPUs the calling thread may run on, counted now and then */
+static int plane_poll_usable_cpus(PlaneSwitchPoll *self, int64_t now)
+{
+    int n = 0;
+
+    if (self->usable_cpus &&
+        now - self->usable_cpus_at < PLANE_POLL_CPUS_RECOUNT_NS) {
+        return self->usable_cpus;
+    }
+#ifdef CONFIG_LINUX
+    {
+        cpu_set_t mask;
+
+        if (!sched_getaffinity(0, sizeof(mask), &mask)) {
+            n = CPU_COUNT(&mask);
+        }
+    }
+#endif
+    self->usable_cpus = n > 0 ? n : MAX(sysconf(_SC_NPROCESSORS_ONLN), 1);
+    self->usable_cpus_at = now;
+    return self->usable_cpus;
+}
+
+/*
+ * Whether a host CPU is left for the calling thread to poll on: the vCPU
+ * states that run guest code and the threads that poll (this one
+ * included) must not outnumber the host CPUs it may run on.  Otherwise
+ * its polling takes a host CPU from a state with guest code to run, and
+ * two vCPUs calling at once on a 2-CPU host collapse.
+ */
+static bool plane_poll_has_host_cpu(PlaneSet *set, PlaneSwitchPoll *self,
+                                    int64_t now)
+{
+    unsigned int cpus = plane_poll_usable_cpus(self, now);
+    unsigned int wanting = qatomic_read(&set->pollers);
+    CPUState *cpu;
+
+    if (set->nr_planes * set->nr_vcpus <= cpus) {
+        return true;    /* a host CPU for every thread */
+    }
+    WITH_RCU_READ_LOCK_GUARD() {
+        CPU_FOREACH(cpu) {
+            wanting += !qatomic_read(&cpu->halted) &&
+                       !qatomic_read(&cpu->stopped) &&
+                       !cpu_plane_switched_out(cpu);
+        }
+    }
+    return wanting <= cpus;
 }
 
 /*
@@ -45,6 +152,7 @@ void plane_switch(PlaneSet *set, unsigned int cpu_index, unsigned int to)
 
         poll->replaced_at_switch = poll->replaced;
     }
+    plane_poll_note_switch(set, cpu_index, word, to);
     to_cpu->halted = 0;
     /*
      * The release publishes the registers the switch set for @to_cpu; a
@@ -69,6 +177,7 @@ void plane_switch_out(PlaneSet *set, unsigned int cpu_index)
     PlaneSwitchPoll *poll = plane_switch_poll(set, word, cpu_index);
 
     assert(bql_locked() && !(word & PLANE_WAITING));
+    plane_poll_note_switch(set, cpu_index, word, PLANE_WAITING);
     poll->replaced_at_switch = poll->replaced;
     qatomic_set(&set->current_plane[cpu_index], word | PLANE_WAITING);
 }
@@ -95,13 +204,49 @@ static bool plane_poll_shares_host_cpu(PlaneSet *set, unsigned int index,
            host_cpu;
 }
 
+/*
+ * Spins, or yields to the thread it waits for, until @cpu is switched
+ * back in, is kicked, its @window is over or the host CPUs are wanted.
+ */
+static void plane_poll_spin(PlaneSet *set, CPUState *cpu, unsigned int index,
+                            PlaneSwitchPoll *self, uint64_t window)
+{
+    int64_t now = get_clock();
+    int64_t deadline = now + window;
+    bool yield;
+
+    if (!plane_poll_has_host_cpu(set, self, now)) {
+        return;
+    }
+    yield = plane_poll_shares_host_cpu(set, index, self);
+    for (unsigned int spins = 1;; spins++) {
+        if (!cpu_plane_switched_out(cpu) ||
+            qatomic_read(&cpu->exit_request)) {
+            return;
+        }
+        /* The clock costs more than a spin: look at it now and then */
+        if (!(spins % 64)) {
+            now = get_clock();
+            if (now >= deadline || !plane_poll_has_host_cpu(set, self, now)) {
+                return;
+            }
+            yield = plane_poll_shares_host_cpu(set, index, self);
+        }
+        if (yield) {
+            g_thread_yield();
+        } else {
+            cpu_relax();
+        }
+    }
+}
+
 bool plane_poll_switch_in(CPUState *cpu)
 {
     PlaneSet *set = plane_set_get();
     PlaneSwitchPoll *self;
     unsigned int index;
-    int64_t deadline;
-    bool back, yield;
+    uint64_t window;
+    bool back;
 
     if (!set || !set->switch_poll_ns) {
         return false;
@@ -118,29 +263,16 @@ bool plane_poll_switch_in(CPUState *cpu)
         return false;
     }
     self = plane_switch_poll(set, cpu->plane_id, index);
+    window = MIN(qatomic_read(&self->window_ns), set->switch_poll_ns);
+    if (!window) {
+        return false;   /* its switches came back too late to poll for */
+    }
+    qatomic_inc(&set->pollers);
     qatomic_set(&self->polling, true);
     /* Polling from here on, before the first look at the switch flag */
     smp_mb();
-    deadline = get_clock() + set->switch_poll_ns;
-    yield = plane_poll_shares_host_cpu(set, index, self);
-    for (unsigned int spins = 1;; spins++) {
-        if (!cpu_plane_switched_out(cpu) ||
-            qatomic_read(&cpu->exit_request)) {
-            break;
-        }
-        /* The clock costs more than a spin: look at it now and then */
-        if (!(spins % 64)) {
-            if (get_clock() >= deadline) {
-                break;
-            }
-            yield = plane_poll_shares_host_cpu(set, index, self);
-        }
-        if (yield) {
-            g_thread_yield();
-        } else {
-            cpu_relax();
-        }
-    }
+    plane_poll_spin(set, cpu, index, self, window);
+    qatomic_dec(&set->pollers);
     qatomic_set(&self->polling, false);
     /* Pairs with plane_switch(): a switch from now on kicks this thread */
     smp_mb();

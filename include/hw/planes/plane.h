@@ -139,6 +139,16 @@ typedef struct PlaneSwitchPoll {
      */
     unsigned int replaced;
     unsigned int replaced_at_switch;
+    /*
+     * The adaptive window (at most PlaneSet::switch_poll_ns): grown when
+     * the switch back came within the ceiling after the poll gave up,
+     * shrunk when it came later.  Written under the BQL by the switcher.
+     */
+    uint64_t window_ns;
+    int64_t switched_out_at;    /* get_clock() ns; 0: switched in */
+    /* The host CPUs this thread may run on, and when they were counted */
+    int usable_cpus;
+    int64_t usable_cpus_at;
 } PlaneSwitchPoll;
 
 /* What a vCPU index has pending across a plane switch. */
@@ -208,13 +218,15 @@ struct PlaneSet {
     uint64_t ram_limit;         /* bytes of fresh RAM regions may add */
     uint64_t ram_added;
     /*
-     * How long a vCPU state switched out by its own hypercall polls for
-     * the switch back before it sleeps (0: never polls), and, by plane
-     * and the vCPU index of the state (plane * nr_vcpus + index: a shared
-     * state's home index, whichever index it serves), how each polls.
+     * How long at most a vCPU state switched out by its own hypercall
+     * polls for the switch back before it sleeps (0: never polls), and,
+     * by plane and the vCPU index of the state (plane * nr_vcpus + index:
+     * a shared state's home index, whichever index it serves), how each
+     * polls.
      */
     uint64_t switch_poll_ns;
     PlaneSwitchPoll *switch_poll;
+    unsigned int pollers;       /* threads polling now; atomic */
     /* -machine plane-violation; a stop requested and not yet reset */
     PlaneViolationPolicy violation_policy;
     bool violation_stopped;

@@ -1827,6 +1827,14 @@ static void bench_vtl(void)
     int smp = arg_u64("smp", 1);
 
     vbs_boot();
+    if (arg_u64("enable", 0)) {
+        /* plane 1 gets a state of its own on vCPU 1: calls in parallel */
+        u64 index = 1;
+
+        if (vtl_call(CA0, VTL_TEST_ENABLE, &index, 8) != 0) {
+            guest_exit(EXIT_FAIL);
+        }
+    }
     if (smp > 1) {
         /* aggregate rate: both vCPUs call at once */
         if (!start_ap()) {
