@@ -26,6 +26,7 @@
 #include "hw/planes/planes-abi.h"
 #include "plane-dispatch.h"
 #include "plane-internal.h"
+#include "plane-stats.h"
 #include "trace.h"
 
 /*
@@ -133,6 +134,7 @@ int64_t plane_hc_vtl_call(const PlaneCaller *c, PlaneHcOutcome *out)
         return err;
     }
 
+    plane_stats_vtl_call(set, target->id, c->index);
     set->pending[c->index] = (PlanePending) {
         .kind = PLANE_PENDING_VTL_CALL, .caller = 0, .callee = 1,
         .calling_area = ca,
@@ -238,6 +240,7 @@ PlaneHcOutcome plane_return(const PlaneCaller *c, uint64_t *ret)
         set->activating = false;
         plane_resume_caller(set, c->index, pending, 0);
     } else {
+        plane_stats_vtl_return(set, c->plane, c->index);
         plane_resume_caller(set, c->index, pending, 0);
         if (!pv->enabled) {
             plane_shared_state_released(plane);

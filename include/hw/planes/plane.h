@@ -43,6 +43,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(PlaneSet, PLANE_SET)
 
 typedef struct PlaneAccelClass PlaneAccelClass;
 typedef struct PlaneMemAttrMap PlaneMemAttrMap;
+typedef struct PlaneStats PlaneStats;
 
 /*
  * PlaneVCPU: the state of one plane >= 1 on one vCPU index.  Its CPUState
@@ -227,6 +228,7 @@ struct PlaneSet {
     uint64_t switch_poll_ns;
     PlaneSwitchPoll *switch_poll;
     unsigned int pollers;       /* threads polling now; atomic */
+    PlaneStats *stats;          /* VTL call statistics (plane-stats.c) */
     /* -machine plane-violation; a stop requested and not yet reset */
     PlaneViolationPolicy violation_policy;
     bool violation_stopped;

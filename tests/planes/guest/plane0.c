@@ -1881,6 +1881,13 @@ static void bench_vtl(void)
     }
     printf("BENCH vtl calls=%u null_ticks=%u vtl_ticks=%u\n", n, sum_null,
            sum_vtl);
+    /* refuse=K: K refused VTL calls and K refused VTL returns (stats) */
+    for (u64 i = 0, k = arg_u64("refuse", 0); i < k; i++) {
+        if (hc(HC_VTL_CALL, (u64)CA0 + 8, 0) != -14 ||
+            hc(HC_VTL_RETURN, 0, 0) != -1) {
+            guest_exit(EXIT_FAIL);
+        }
+    }
 }
 
 /*
