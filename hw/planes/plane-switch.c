@@ -4,8 +4,8 @@
  * VM planes: the hand-over of a vCPU index from one plane's vCPU state to
  * another's, and the brief polling with which a state that switched
  * itself out waits for its switch back before its thread sleeps: its
- * window adapts as KVM's halt polling does, and nobody polls while the
- * vCPU threads that want a host CPU outnumber the host CPUs.
+ * window adapts as KVM's halt polling does, and it yields instead of
+ * spinning while the vCPU threads that want a host CPU outnumber them.
  */
 
 #include "qemu/osdep.h"
@@ -27,11 +27,14 @@ static PlaneSwitchPoll *plane_switch_poll(PlaneSet *set, unsigned int plane,
 }
 
 /*
- * The window grows from PLANE_POLL_START_NS by doubling while switches
- * come back soon after the poll gave up, and halves (to 0 below the
- * start) when one comes back later than the ceiling.
+ * The window halves (to 0 below PLANE_POLL_START_NS) after
+ * PLANE_POLL_SHRINK_AFTER switches in a row came back later than the
+ * ceiling: one late switch on a busy host says little.  It doubles (from
+ * PLANE_POLL_START_NS) when a switch came back within the ceiling after
+ * the poll gave up.
  */
 #define PLANE_POLL_START_NS 2000
+#define PLANE_POLL_SHRINK_AFTER 3
 /* How often a polling thread counts the host CPUs it may run on */
 #define PLANE_POLL_CPUS_RECOUNT_NS (1000 * 1000 * 1000)
 
@@ -42,18 +45,24 @@ static PlaneSwitchPoll *plane_switch_poll(PlaneSet *set, unsigned int plane,
 static void plane_poll_adapt(PlaneSet *set, PlaneSwitchPoll *poll,
                              int64_t waited, bool polling)
 {
-    uint64_t window = poll->window_ns;
+    uint64_t window = poll->window_adapted ? poll->window_ns
+                                           : set->switch_poll_ns;
 
-    if (polling) {
+    if (waited > set->switch_poll_ns) {
+        if (++poll->late_switches < PLANE_POLL_SHRINK_AFTER) {
+            return;
+        }
+        window = window / 2 >= PLANE_POLL_START_NS ? window / 2 : 0;
+    } else if (polling) {
+        poll->late_switches = 0;
         return;     /* in time: the window is right */
-    }
-    if (waited <= set->switch_poll_ns) {
+    } else {
         window = MIN(MAX(window * 2, PLANE_POLL_START_NS),
                      set->switch_poll_ns);
-    } else {
-        window = window / 2 >= PLANE_POLL_START_NS ? window / 2 : 0;
     }
+    poll->late_switches = 0;
     qatomic_set(&poll->window_ns, window);
+    qatomic_set(&poll->window_adapted, true);
 }
 
 /*
@@ -105,10 +114,10 @@ static int plane_poll_usable_cpus(PlaneSwitchPoll *self, int64_t now)
 }
 
 /*
- * Whether a host CPU is left for the calling thread to poll on: the vCPU
+ * Whether a host CPU is left for the calling thread to spin on: the vCPU
  * states that run guest code and the threads that poll (this one
  * included) must not outnumber the host CPUs it may run on.  Otherwise
- * its polling takes a host CPU from a state with guest code to run, and
+ * its spinning takes a host CPU from a state with guest code to run, and
  * two vCPUs calling at once on a 2-CPU host collapse.
  */
 static bool plane_poll_has_host_cpu(PlaneSet *set, PlaneSwitchPoll *self,
@@ -205,20 +214,29 @@ static bool plane_poll_shares_host_cpu(PlaneSet *set, unsigned int index,
 }
 
 /*
- * Spins, or yields to the thread it waits for, until @cpu is switched
- * back in, is kicked, its @window is over or the host CPUs are wanted.
+ * Whether polling should yield the host CPU rather than spin on it: when
+ * the thread it waits for last ran on the same host CPU, or when states
+ * with guest code to run want every host CPU.
+ */
+static bool plane_poll_should_yield(PlaneSet *set, unsigned int index,
+                                    PlaneSwitchPoll *self, int64_t now)
+{
+    return plane_poll_shares_host_cpu(set, index, self) ||
+           !plane_poll_has_host_cpu(set, self, now);
+}
+
+/*
+ * Spins, or yields, until @cpu is switched back in, is kicked or its
+ * @window is over.
  */
 static void plane_poll_spin(PlaneSet *set, CPUState *cpu, unsigned int index,
                             PlaneSwitchPoll *self, uint64_t window)
 {
     int64_t now = get_clock();
     int64_t deadline = now + window;
-    bool yield;
+    /* Most switches come back within the first spins: count CPUs later */
+    bool yield = plane_poll_shares_host_cpu(set, index, self);
 
-    if (!plane_poll_has_host_cpu(set, self, now)) {
-        return;
-    }
-    yield = plane_poll_shares_host_cpu(set, index, self);
     for (unsigned int spins = 1;; spins++) {
         if (!cpu_plane_switched_out(cpu) ||
             qatomic_read(&cpu->exit_request)) {
@@ -227,10 +245,10 @@ static void plane_poll_spin(PlaneSet *set, CPUState *cpu, unsigned int index,
         /* The clock costs more than a spin: look at it now and then */
         if (!(spins % 64)) {
             now = get_clock();
-            if (now >= deadline || !plane_poll_has_host_cpu(set, self, now)) {
+            if (now >= deadline) {
                 return;
             }
-            yield = plane_poll_shares_host_cpu(set, index, self);
+            yield = plane_poll_should_yield(set, index, self, now);
         }
         if (yield) {
             g_thread_yield();
@@ -263,7 +281,10 @@ bool plane_poll_switch_in(CPUState *cpu)
         return false;
     }
     self = plane_switch_poll(set, cpu->plane_id, index);
-    window = MIN(qatomic_read(&self->window_ns), set->switch_poll_ns);
+    /* The ceiling until the first switch back says more */
+    window = qatomic_read(&self->window_adapted) ?
+             MIN(qatomic_read(&self->window_ns), set->switch_poll_ns) :
+             set->switch_poll_ns;
     if (!window) {
         return false;   /* its switches came back too late to poll for */
     }

@@ -141,11 +141,14 @@ typedef struct PlaneSwitchPoll {
     unsigned int replaced;
     unsigned int replaced_at_switch;
     /*
-     * The adaptive window (at most PlaneSet::switch_poll_ns): grown when
-     * the switch back came within the ceiling after the poll gave up,
-     * shrunk when it came later.  Written under the BQL by the switcher.
+     * The adaptive window (at most PlaneSet::switch_poll_ns, which it is
+     * until first adapted): grown when the switch back came within the
+     * ceiling after the poll gave up, shrunk when it came later.  Written
+     * under the BQL by the switcher.
      */
     uint64_t window_ns;
+    bool window_adapted;
+    unsigned int late_switches; /* in a row, later than the ceiling */
     int64_t switched_out_at;    /* get_clock() ns; 0: switched in */
     /* The host CPUs this thread may run on, and when they were counted */
     int usable_cpus;
