@@ -44,6 +44,15 @@ bool plane_create_vcpu(Plane *plane, unsigned int index, Error **errp);
 void plane_switch(PlaneSet *set, unsigned int cpu_index, unsigned int to);
 
 /*
+ * plane-switch.c: between these two, the calling thread's plane_switch()
+ * calls leave their kicks to plane_switch_flush_kicks(), which the caller
+ * calls once it has dropped the BQL: kicked under it, the other thread
+ * would wake only to wait for it.
+ */
+void plane_switch_defer_kicks(void);
+void plane_switch_flush_kicks(void);
+
+/*
  * plane-switch.c: switch the state of the plane running on @cpu_index
  * out without switching another in: it waits there (PLANE_WAITING), for
  * another plane's state or, when its plane is gone, until reset.

@@ -141,6 +141,42 @@ static bool plane_poll_has_host_cpu(PlaneSet *set, PlaneSwitchPoll *self,
 }
 
 /*
+ * The kicks that plane_switch() leaves to plane_switch_flush_kicks(): a
+ * thread kicked under the BQL wakes only to wait for it.
+ */
+#define PLANE_DEFERRED_KICKS 4
+static __thread struct {
+    bool active;
+    unsigned int n;
+    CPUState *cpu[PLANE_DEFERRED_KICKS];
+} plane_deferred_kicks;
+
+void plane_switch_defer_kicks(void)
+{
+    plane_deferred_kicks.active = true;
+    plane_deferred_kicks.n = 0;
+}
+
+void plane_switch_flush_kicks(void)
+{
+    plane_deferred_kicks.active = false;
+    for (unsigned int i = 0; i < plane_deferred_kicks.n; i++) {
+        qemu_cpu_kick(plane_deferred_kicks.cpu[i]);
+    }
+    plane_deferred_kicks.n = 0;
+}
+
+static void plane_switch_kick(CPUState *cpu)
+{
+    if (plane_deferred_kicks.active &&
+        plane_deferred_kicks.n < PLANE_DEFERRED_KICKS) {
+        plane_deferred_kicks.cpu[plane_deferred_kicks.n++] = cpu;
+    } else {
+        qemu_cpu_kick(cpu);
+    }
+}
+
+/*
  * The hand-over: one store to the index's word in PlaneSet::current_plane,
  * which switches @to's state in and every other state of the index out
  * (cpu_plane_switched_out()), and a kick, under the BQL, which is what
@@ -176,7 +212,7 @@ void plane_switch(PlaneSet *set, unsigned int cpu_index, unsigned int to)
      */
     smp_mb();
     if (!qatomic_read(&plane_switch_poll(set, to, cpu_index)->polling)) {
-        qemu_cpu_kick(to_cpu);
+        plane_switch_kick(to_cpu);
     }
 }
 
