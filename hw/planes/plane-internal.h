@@ -60,6 +60,14 @@ void plane_switch_flush_kicks(void);
 void plane_switch_out(PlaneSet *set, unsigned int cpu_index);
 
 /*
+ * plane-switch.c: how long @plane's state on @cpu_index was switched out
+ * the last time, from the hand-over that switched it out to the one that
+ * switched it in again (BQL held).
+ */
+int64_t plane_switch_last_wait(PlaneSet *set, unsigned int plane,
+                               unsigned int cpu_index);
+
+/*
  * plane-switch.c: the core overwrote the registers of @plane's vCPU state
  * on @cpu_index (BQL held, the state switched out).
  */

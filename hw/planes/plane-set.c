@@ -41,7 +41,7 @@ PlaneSet *plane_set_new(const PlaneAccelClass *accel, unsigned int planes,
     for (unsigned int i = 0; i < planes * nr_vcpus; i++) {
         set->switch_poll[i].host_cpu = -1;
     }
-    set->stats = plane_stats_new(planes, nr_vcpus);
+    set->stats = plane_stats_new(planes);
     machine_plane_set = set;
     return set;
 }

@@ -2,12 +2,12 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * VM planes: the VTL call statistics of each plane, counted at QEMU's
- * hand-overs between planes: calls, returns, refusals, round trips.
+ * hand-overs between planes: calls, returns, refusals, and round trips
+ * as plane-switch.c times them (no clock of their own).
  */
 
 #include "qemu/osdep.h"
 #include "qemu/host-utils.h"
-#include "qemu/timer.h"
 #include "qapi/error.h"
 #include "qapi/visitor.h"
 #include "hw/planes/plane.h"
@@ -23,9 +23,7 @@ typedef struct PlaneVtlCounters {
 /* Under the BQL, which every hand-over and QMP command holds. */
 struct PlaneStats {
     unsigned int planes;
-    unsigned int nr_vcpus;
     PlaneVtlCounters *counters;     /* by plane */
-    int64_t *call_started;          /* by vCPU index: get_clock() ns */
 };
 
 /*
@@ -34,14 +32,12 @@ struct PlaneStats {
  */
 static bool plane_stats_on = true;
 
-PlaneStats *plane_stats_new(unsigned int planes, unsigned int nr_vcpus)
+PlaneStats *plane_stats_new(unsigned int planes)
 {
     PlaneStats *stats = g_new0(PlaneStats, 1);
 
     stats->planes = planes;
-    stats->nr_vcpus = nr_vcpus;
     stats->counters = g_new0(PlaneVtlCounters, planes);
-    stats->call_started = g_new0(int64_t, nr_vcpus);
     return stats;
 }
 
@@ -49,22 +45,15 @@ void plane_stats_free(PlaneStats *stats)
 {
     if (stats) {
         g_free(stats->counters);
-        g_free(stats->call_started);
         g_free(stats);
     }
 }
 
-void plane_stats_vtl_call(PlaneSet *set, unsigned int plane,
-                          unsigned int index)
+void plane_stats_vtl_call(PlaneSet *set, unsigned int plane)
 {
-    PlaneStats *stats = set->stats;
-
-    if (!plane_stats_on || plane >= stats->planes ||
-        index >= stats->nr_vcpus) {
-        return;
+    if (plane_stats_on && plane < set->stats->planes) {
+        set->stats->counters[plane].calls++;
     }
-    stats->counters[plane].calls++;
-    stats->call_started[index] = get_clock();
 }
 
 /* Bucket i: round trips of [2^i, 2^(i + 1)) ns; 0 ns goes to bucket 0. */
@@ -76,24 +65,16 @@ static unsigned int plane_stats_bucket(uint64_t ns)
 }
 
 void plane_stats_vtl_return(PlaneSet *set, unsigned int plane,
-                            unsigned int index)
+                            int64_t round_trip_ns)
 {
-    PlaneStats *stats = set->stats;
     PlaneVtlCounters *c;
-    int64_t started;
 
-    if (!plane_stats_on || plane >= stats->planes ||
-        index >= stats->nr_vcpus) {
+    if (!plane_stats_on || plane >= set->stats->planes) {
         return;
     }
-    c = &stats->counters[plane];
+    c = &set->stats->counters[plane];
     c->returns++;
-    started = stats->call_started[index];
-    /* A call accepted before a reset of the statistics has no start */
-    if (started) {
-        c->latency[plane_stats_bucket(MAX(get_clock() - started, 0))]++;
-        stats->call_started[index] = 0;
-    }
+    c->latency[plane_stats_bucket(MAX(round_trip_ns, 0))]++;
 }
 
 void plane_stats_vtl_refused(PlaneSet *set, unsigned int plane)

@@ -15,18 +15,18 @@
 #define PLANE_STATS_BUCKETS 32
 
 /* The statistics of a plane set: created with it, freed with it. */
-PlaneStats *plane_stats_new(unsigned int planes, unsigned int nr_vcpus);
+PlaneStats *plane_stats_new(unsigned int planes);
 void plane_stats_free(PlaneStats *stats);
 
 /*
- * The hand-over hooks (BQL held): plane @plane accepted a VTL call from
- * vCPU index @index; answered it; refused a VTL call to it or a VTL
- * return from it.
+ * The hand-over hooks (BQL held): plane @plane accepted a VTL call;
+ * answered one whose round trip took @round_trip_ns (from the hand-over
+ * of the call to the hand-over of the answer); refused a VTL call to it
+ * or a VTL return from it.
  */
-void plane_stats_vtl_call(PlaneSet *set, unsigned int plane,
-                          unsigned int index);
+void plane_stats_vtl_call(PlaneSet *set, unsigned int plane);
 void plane_stats_vtl_return(PlaneSet *set, unsigned int plane,
-                            unsigned int index);
+                            int64_t round_trip_ns);
 void plane_stats_vtl_refused(PlaneSet *set, unsigned int plane);
 
 /* What query-planes reports for @plane (BQL held). */

@@ -84,7 +84,8 @@ static void plane_poll_note_switch(PlaneSet *set, unsigned int cpu_index,
     }
     in = plane_switch_poll(set, to, cpu_index);
     if (in->switched_out_at) {
-        plane_poll_adapt(set, in, now - in->switched_out_at,
+        in->last_wait_ns = now - in->switched_out_at;
+        plane_poll_adapt(set, in, in->last_wait_ns,
                          qatomic_read(&in->polling));
         in->switched_out_at = 0;
     }
@@ -343,6 +344,13 @@ bool plane_poll_switch_in(CPUState *cpu)
     }
     trace_plane_switch_poll(index, cpu->plane_id, back);
     return back;
+}
+
+int64_t plane_switch_last_wait(PlaneSet *set, unsigned int plane,
+                               unsigned int cpu_index)
+{
+    assert(bql_locked());
+    return plane_switch_poll(set, plane, cpu_index)->last_wait_ns;
 }
 
 void plane_note_state_replaced(Plane *plane, unsigned int cpu_index)

@@ -134,7 +134,7 @@ int64_t plane_hc_vtl_call(const PlaneCaller *c, PlaneHcOutcome *out)
         return err;
     }
 
-    plane_stats_vtl_call(set, target->id, c->index);
+    plane_stats_vtl_call(set, target->id);
     set->pending[c->index] = (PlanePending) {
         .kind = PLANE_PENDING_VTL_CALL, .caller = 0, .callee = 1,
         .calling_area = ca,
@@ -240,8 +240,10 @@ PlaneHcOutcome plane_return(const PlaneCaller *c, uint64_t *ret)
         set->activating = false;
         plane_resume_caller(set, c->index, pending, 0);
     } else {
-        plane_stats_vtl_return(set, c->plane, c->index);
         plane_resume_caller(set, c->index, pending, 0);
+        /* The round trip: plane 0 was switched out since its call */
+        plane_stats_vtl_return(set, c->plane,
+                               plane_switch_last_wait(set, 0, c->index));
         if (!pv->enabled) {
             plane_shared_state_released(plane);
         }

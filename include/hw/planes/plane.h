@@ -150,6 +150,7 @@ typedef struct PlaneSwitchPoll {
     bool window_adapted;
     unsigned int late_switches; /* in a row, later than the ceiling */
     int64_t switched_out_at;    /* get_clock() ns; 0: switched in */
+    int64_t last_wait_ns;       /* switched out to in, the last time */
     /* The host CPUs this thread may run on, and when they were counted */
     int usable_cpus;
     int64_t usable_cpus_at;
