@@ -271,19 +271,28 @@ static void plane_poll_spin(PlaneSet *set, CPUState *cpu, unsigned int index,
 {
     int64_t now = get_clock();
     int64_t deadline = now + window;
-    /* Most switches come back within the first spins: count CPUs later */
+    /*
+     * Most switches come back within the first spins: only a longer poll
+     * counts itself in PlaneSet::pollers (a line all pollers write) and
+     * counts the host CPUs.
+     */
     bool yield = plane_poll_shares_host_cpu(set, index, self);
+    bool counted = false;
 
     for (unsigned int spins = 1;; spins++) {
         if (!cpu_plane_switched_out(cpu) ||
             qatomic_read(&cpu->exit_request)) {
-            return;
+            break;
         }
         /* The clock costs more than a spin: look at it now and then */
         if (!(spins % 64)) {
             now = get_clock();
             if (now >= deadline) {
-                return;
+                break;
+            }
+            if (!counted) {
+                qatomic_inc(&set->pollers);
+                counted = true;
             }
             yield = plane_poll_should_yield(set, index, self, now);
         }
@@ -292,6 +301,9 @@ static void plane_poll_spin(PlaneSet *set, CPUState *cpu, unsigned int index,
         } else {
             cpu_relax();
         }
+    }
+    if (counted) {
+        qatomic_dec(&set->pollers);
     }
 }
 
@@ -325,12 +337,10 @@ bool plane_poll_switch_in(CPUState *cpu)
     if (!window) {
         return false;   /* its switches came back too late to poll for */
     }
-    qatomic_inc(&set->pollers);
     qatomic_set(&self->polling, true);
     /* Polling from here on, before the first look at the switch flag */
     smp_mb();
     plane_poll_spin(set, cpu, index, self, window);
-    qatomic_dec(&set->pollers);
     qatomic_set(&self->polling, false);
     /* Pairs with plane_switch(): a switch from now on kicks this thread */
     smp_mb();
