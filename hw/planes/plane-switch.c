@@ -67,11 +67,14 @@ static void plane_poll_adapt(PlaneSet *set, PlaneSwitchPoll *poll,
 
 /*
  * Time-stamps the switch of @cpu_index from @from (the plane there now,
- * with PLANE_WAITING if it waits) to @to (PLANE_WAITING: none) and adapts
- * @to's window.
+ * with PLANE_WAITING if it waits) to @to (PLANE_WAITING: none), and
+ * adapts @to's window by whether its thread was still @polling when the
+ * switch was stored.  After the store: the record shares a line with the
+ * polling flag that @to's thread writes as it goes on.
  */
 static void plane_poll_note_switch(PlaneSet *set, unsigned int cpu_index,
-                                   unsigned int from, unsigned int to)
+                                   unsigned int from, unsigned int to,
+                                   bool polling)
 {
     int64_t now = get_clock();
     PlaneSwitchPoll *in;
@@ -85,8 +88,7 @@ static void plane_poll_note_switch(PlaneSet *set, unsigned int cpu_index,
     in = plane_switch_poll(set, to, cpu_index);
     if (in->switched_out_at) {
         in->last_wait_ns = now - in->switched_out_at;
-        plane_poll_adapt(set, in, in->last_wait_ns,
-                         qatomic_read(&in->polling));
+        plane_poll_adapt(set, in, in->last_wait_ns, polling);
         in->switched_out_at = 0;
     }
 }
@@ -190,6 +192,7 @@ void plane_switch(PlaneSet *set, unsigned int cpu_index, unsigned int to)
     Plane *to_plane = set->planes[to];
     CPUState *to_cpu = plane_cpu(to_plane, plane_state_index(to_plane,
                                                              cpu_index));
+    bool polling;
 
     assert(bql_locked() && word != to);
     trace_plane_switch(cpu_index, word & ~PLANE_WAITING, to);
@@ -198,7 +201,6 @@ void plane_switch(PlaneSet *set, unsigned int cpu_index, unsigned int to)
 
         poll->replaced_at_switch = poll->replaced;
     }
-    plane_poll_note_switch(set, cpu_index, word, to);
     to_cpu->halted = 0;
     /*
      * The release publishes the registers the switch set for @to_cpu; a
@@ -212,9 +214,11 @@ void plane_switch(PlaneSet *set, unsigned int cpu_index, unsigned int to)
      * it sees the switch or this sees it has stopped polling and kicks.
      */
     smp_mb();
-    if (!qatomic_read(&plane_switch_poll(set, to, cpu_index)->polling)) {
+    polling = qatomic_read(&plane_switch_poll(set, to, cpu_index)->polling);
+    if (!polling) {
         plane_switch_kick(to_cpu);
     }
+    plane_poll_note_switch(set, cpu_index, word, to, polling);
 }
 
 void plane_switch_out(PlaneSet *set, unsigned int cpu_index)
@@ -223,7 +227,7 @@ void plane_switch_out(PlaneSet *set, unsigned int cpu_index)
     PlaneSwitchPoll *poll = plane_switch_poll(set, word, cpu_index);
 
     assert(bql_locked() && !(word & PLANE_WAITING));
-    plane_poll_note_switch(set, cpu_index, word, PLANE_WAITING);
+    plane_poll_note_switch(set, cpu_index, word, PLANE_WAITING, false);
     poll->replaced_at_switch = poll->replaced;
     qatomic_set(&set->current_plane[cpu_index], word | PLANE_WAITING);
 }
