@@ -94,7 +94,7 @@ struct enable_block {
 #define VTL_TEST_VIRTIO_TAKE 0x7f10     /* test-only: what it delivered */
 #define VTL_TEST_VIRTIO_AGAIN 0x7f11    /* test-only: one more request */
 #define VTL_TEST_TICKS      0x7f12      /* test-only: wait for timer ticks */
-#define VTL_TEST_PORT_READS 0x7f13      /* test-only: time N reads of a port */
+#define VTL_TEST_PORT_READS 0x7f17      /* test-only: time N reads of a port */
 
 /* Where the virtio test puts plane 1's virtio-rng-pci: 00:05.0 on pcie.0 */
 #define VIRTIO_TEST_SLOT    5
