@@ -11,6 +11,7 @@
 #include "qemu/timer.h"
 #include "hw/planes/planes-abi.h"
 #include "plane-dispatch.h"
+#include "plane-stats.h"
 #include "trace.h"
 
 const char *plane_hc_name(uint64_t nr)
@@ -52,6 +53,12 @@ plane_hc_refuse(const PlaneCaller *c, int err, const char *fmt, ...)
     va_end(ap);
     trace_plane_hypercall_refused(plane_hc_name(c->hc->nr), c->plane,
                                   c->index, -err, why);
+    /* A VTL call is refused for plane 1, a VTL return for the caller */
+    if (c->hc->nr == PLANES_HC_VTL_CALL) {
+        plane_stats_vtl_refused(c->set, 1);
+    } else if (c->hc->nr == PLANES_HC_VTL_RETURN) {
+        plane_stats_vtl_refused(c->set, c->plane);
+    }
     if (now - window_start >= 1000) {
         window_start = now;
         logged = 0;

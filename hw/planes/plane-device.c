@@ -97,6 +97,110 @@ static const char *const plane_chipset_types[] = {
     "x86-iommu",
 };
 
+/*
+ * The QOM classes the filter asks about, resolved once at machine init: a
+ * cast by type name hashes and compares strings, and a Linux secure
+ * kernel that calibrates its clocks on plane 0's chipset makes some
+ * 140,000 accesses that all end here.  Classes live as long as QEMU.
+ */
+static struct {
+    ObjectClass *device;
+    ObjectClass *pci_host;
+    ObjectClass *pcie_host;
+    ObjectClass *apic;
+    ObjectClass *readable[2];   /* whose reads change nothing */
+    ObjectClass *chipset[ARRAY_SIZE(plane_chipset_types)];
+} plane_classes;
+
+static void plane_device_resolve_classes(void)
+{
+    plane_classes.device = object_class_by_name(TYPE_DEVICE);
+    plane_classes.pci_host = object_class_by_name(TYPE_PCI_HOST_BRIDGE);
+    plane_classes.pcie_host = object_class_by_name(TYPE_PCIE_HOST_BRIDGE);
+    plane_classes.apic = object_class_by_name("apic-common");
+    plane_classes.readable[0] = object_class_by_name("hpet");
+    plane_classes.readable[1] = object_class_by_name("ioapic-common");
+    /* NULL for a type this build lacks: no device is of it */
+    for (size_t i = 0; i < ARRAY_SIZE(plane_chipset_types); i++) {
+        plane_classes.chipset[i] = object_class_by_name(plane_chipset_types[i]);
+    }
+}
+
+/* What the filter needs to know of an object's class; never 0 */
+typedef enum PlaneClassKind {
+    PLANE_CLASS_NOT_DEVICE = 1,
+    PLANE_CLASS_DEVICE,             /* not the chipset */
+    PLANE_CLASS_CHIPSET,            /* neither reads nor writes */
+    PLANE_CLASS_CHIPSET_APIC,
+    PLANE_CLASS_CHIPSET_READABLE,   /* but for the ACPI registers' names */
+    PLANE_CLASS_PCI_HOST,           /* chipset, and config space windows */
+    PLANE_CLASS_PCIE_HOST,          /* the same, with ECAM */
+} PlaneClassKind;
+
+#define PLANE_CLASS_KIND_MASK 7
+
+static PlaneClassKind plane_class_kind_of(ObjectClass *cls)
+{
+    PlaneClassKind kind = PLANE_CLASS_NOT_DEVICE;
+    bool chipset = false;
+
+    /* From the class up to TYPE_OBJECT: the most derived match counts */
+    for (ObjectClass *oc = cls; oc; oc = object_class_get_parent(oc)) {
+        for (size_t i = 0; i < ARRAY_SIZE(plane_classes.chipset); i++) {
+            chipset |= plane_classes.chipset[i] &&
+                       oc == plane_classes.chipset[i];
+        }
+        if (oc == plane_classes.pcie_host) {
+            return PLANE_CLASS_PCIE_HOST;
+        } else if (oc == plane_classes.pci_host) {
+            return PLANE_CLASS_PCI_HOST;
+        } else if (oc == plane_classes.apic) {
+            return PLANE_CLASS_CHIPSET_APIC;
+        } else if (oc == plane_classes.readable[0] ||
+                   oc == plane_classes.readable[1]) {
+            return PLANE_CLASS_CHIPSET_READABLE;
+        } else if (oc == plane_classes.device) {
+            kind = chipset ? PLANE_CLASS_CHIPSET : PLANE_CLASS_DEVICE;
+        }
+    }
+    return kind;
+}
+
+/*
+ * Known kinds, by class: open addressing over words that hold the class
+ * pointer (16-byte aligned, as g_malloc returns it) or'ed with its kind,
+ * 0 when free.  Lock-free, since not every access comes with the BQL; a
+ * class never goes away, so an entry never goes stale.
+ */
+#define PLANE_CLASS_CACHE_SIZE 256
+static uintptr_t plane_class_cache[PLANE_CLASS_CACHE_SIZE];
+
+static PlaneClassKind plane_object_kind(Object *obj)
+{
+    ObjectClass *cls = object_get_class(obj);
+    uintptr_t key = (uintptr_t)cls, word;
+    unsigned int slot = (key >> 4) % PLANE_CLASS_CACHE_SIZE;
+    PlaneClassKind kind;
+
+    if (key & PLANE_CLASS_KIND_MASK) {
+        return plane_class_kind_of(cls);    /* not aligned: uncached */
+    }
+    for (unsigned int n = 0; n < PLANE_CLASS_CACHE_SIZE; n++) {
+        word = qatomic_read(&plane_class_cache[slot]);
+        if ((word & ~(uintptr_t)PLANE_CLASS_KIND_MASK) == key) {
+            return word & PLANE_CLASS_KIND_MASK;
+        }
+        if (!word) {
+            kind = plane_class_kind_of(cls);
+            /* Lost to another thread: it stored this class or another */
+            qatomic_cmpxchg(&plane_class_cache[slot], 0, key | kind);
+            return kind;
+        }
+        slot = (slot + 1) % PLANE_CLASS_CACHE_SIZE;
+    }
+    return plane_class_kind_of(cls);        /* full: uncached */
+}
+
 typedef enum PlaneChipsetAccess {
     PLANE_CHIPSET_NONE,         /* not the chipset */
     PLANE_CHIPSET_REFUSED,      /* neither reads nor writes */
@@ -107,30 +211,29 @@ typedef enum PlaneChipsetAccess {
 static PlaneChipsetAccess plane_chipset_access(Object *dev, MemoryRegion *mr,
                                                hwaddr addr)
 {
-    const char *name = memory_region_name(mr);
+    const char *name;
 
-    for (size_t i = 0; i < ARRAY_SIZE(plane_chipset_types); i++) {
-        if (!object_dynamic_cast(dev, plane_chipset_types[i])) {
-            continue;
-        }
-        if (object_dynamic_cast(dev, "apic-common")) {
-            /*
-             * apic_mem_read/write() act on the accessing vCPU's own APIC
-             * for the register window; offset 0 and beyond the page are
-             * MSIs to plane 0's APICs.
-             */
-            return addr >= 0x10 && addr < 0x1000 ? PLANE_CHIPSET_OWN_APIC
-                                                 : PLANE_CHIPSET_REFUSED;
-        }
-        if (object_dynamic_cast(dev, "hpet") ||
-            object_dynamic_cast(dev, "ioapic-common") ||
-            !g_strcmp0(name, "acpi-tmr") || !g_strcmp0(name, "acpi-evt") ||
-            !g_strcmp0(name, "acpi-cnt")) {
-            return PLANE_CHIPSET_READABLE;
-        }
-        return PLANE_CHIPSET_REFUSED;
+    switch (dev ? plane_object_kind(dev) : PLANE_CLASS_NOT_DEVICE) {
+    case PLANE_CLASS_CHIPSET_APIC:
+        /*
+         * apic_mem_read/write() act on the accessing vCPU's own APIC for
+         * the register window; offset 0 and beyond the page are MSIs to
+         * plane 0's APICs.
+         */
+        return addr >= 0x10 && addr < 0x1000 ? PLANE_CHIPSET_OWN_APIC
+                                             : PLANE_CHIPSET_REFUSED;
+    case PLANE_CLASS_CHIPSET_READABLE:
+        return PLANE_CHIPSET_READABLE;
+    case PLANE_CLASS_CHIPSET:
+    case PLANE_CLASS_PCI_HOST:
+    case PLANE_CLASS_PCIE_HOST:
+        name = memory_region_name(mr);
+        return !g_strcmp0(name, "acpi-tmr") || !g_strcmp0(name, "acpi-evt") ||
+               !g_strcmp0(name, "acpi-cnt") ? PLANE_CHIPSET_READABLE
+                                            : PLANE_CHIPSET_REFUSED;
+    default:
+        return PLANE_CHIPSET_NONE;
     }
-    return PLANE_CHIPSET_NONE;
 }
 
 /* The device behind @mr and the plane it belongs to */
@@ -140,7 +243,7 @@ static unsigned int plane_device_of(MemoryRegion *mr, Object **dev)
     for (Object *obj = mr->owner; obj; obj = obj->parent) {
         gpointer plane;
 
-        if (!object_dynamic_cast(obj, TYPE_DEVICE)) {
+        if (plane_object_kind(obj) == PLANE_CLASS_NOT_DEVICE) {
             continue;
         }
         if (!*dev) {
@@ -186,10 +289,12 @@ static void plane_device_dropped(unsigned int plane, Object *dev,
 static bool plane_pci_config_window(Object *dev, MemoryRegion *mr,
                                     hwaddr addr, bool *ecam, PCIDevice **fn)
 {
-    PCIHostState *phb = (PCIHostState *)object_dynamic_cast(dev,
-                                                    TYPE_PCI_HOST_BRIDGE);
-    PCIExpressHost *pcie = (PCIExpressHost *)object_dynamic_cast(dev,
-                                                    TYPE_PCIE_HOST_BRIDGE);
+    PlaneClassKind kind = plane_object_kind(dev);
+    PCIHostState *phb = kind == PLANE_CLASS_PCI_HOST ||
+                        kind == PLANE_CLASS_PCIE_HOST ? (PCIHostState *)dev
+                                                      : NULL;
+    PCIExpressHost *pcie = kind == PLANE_CLASS_PCIE_HOST ?
+                           (PCIExpressHost *)dev : NULL;
 
     *fn = NULL;
     if (!phb || !phb->bus) {
@@ -518,6 +623,7 @@ bool plane_devices_init(MachineState *ms, unsigned int planes,
         return false;
     }
     plane_device_default = device_plane;
+    plane_device_resolve_classes();
     plane_device_filter_active = planes > 1;
     return true;
 }

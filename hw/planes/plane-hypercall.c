@@ -16,6 +16,7 @@
 #include "hw/planes/plane-rules.h"
 #include "hw/planes/planes-abi.h"
 #include "plane-dispatch.h"
+#include "plane-internal.h"
 #include "trace.h"
 
 static int64_t plane_hc_set_mem_attrs(const PlaneCaller *c)
@@ -75,7 +76,7 @@ static bool plane_caller_init(PlaneCaller *c, CPUState *cpu)
     return c->index < set->nr_vcpus;
 }
 
-bool plane_hypercall(const PlaneHypercall *hc, uint64_t *ret)
+static bool plane_hypercall_dispatch(const PlaneHypercall *hc, uint64_t *ret)
 {
     PlaneCaller c = { .hc = hc };
     PlaneHcOutcome out = PLANE_HC_DONE;
@@ -118,4 +119,15 @@ bool plane_hypercall(const PlaneHypercall *hc, uint64_t *ret)
     }
     *ret = r;
     return out == PLANE_HC_SWITCHED;
+}
+
+bool plane_hypercall(const PlaneHypercall *hc, uint64_t *ret)
+{
+    bool switched;
+
+    /* The states it switches in are kicked once it has dropped the BQL */
+    plane_switch_defer_kicks();
+    switched = plane_hypercall_dispatch(hc, ret);
+    plane_switch_flush_kicks();
+    return switched;
 }

@@ -45,11 +45,28 @@ void plane_destroy_vcpu(Plane *plane, unsigned int index);
 void plane_switch(PlaneSet *set, unsigned int cpu_index, unsigned int to);
 
 /*
+ * plane-switch.c: between these two, the calling thread's plane_switch()
+ * calls leave their kicks to plane_switch_flush_kicks(), which the caller
+ * calls once it has dropped the BQL: kicked under it, the other thread
+ * would wake only to wait for it.
+ */
+void plane_switch_defer_kicks(void);
+void plane_switch_flush_kicks(void);
+
+/*
  * plane-switch.c: switch the state of the plane running on @cpu_index
  * out without switching another in: it waits there (PLANE_WAITING), for
  * another plane's state or, when its plane is gone, until reset.
  */
 void plane_switch_out(PlaneSet *set, unsigned int cpu_index);
+
+/*
+ * plane-switch.c: how long @plane's state on @cpu_index was switched out
+ * the last time, from the hand-over that switched it out to the one that
+ * switched it in again (BQL held).
+ */
+int64_t plane_switch_last_wait(PlaneSet *set, unsigned int plane,
+                               unsigned int cpu_index);
 
 /*
  * plane-switch.c: the core overwrote the registers of @plane's vCPU state

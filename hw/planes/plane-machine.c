@@ -29,6 +29,7 @@
 #include "hw/planes/plane-launch.h"
 #include "hw/planes/plane-measure.h"
 #include "plane-internal.h"
+#include "plane-stats.h"
 #include "hw/core/cpu.h"
 #include "qemu/accel.h"
 #include "migration/blocker.h"
@@ -260,6 +261,7 @@ void machine_class_add_planes_property(ObjectClass *oc)
         "they set no 'plane' of their own (default 0); the chipset is "
         "always plane 0's");
     plane_device_class_add_property();
+    plane_stats_class_add_property(oc);
 
     object_class_property_add_enum(oc, "plane-violation",
                                    "PlaneViolationPolicy",

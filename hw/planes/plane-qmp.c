@@ -16,6 +16,7 @@
 #include "hw/planes/plane-measure.h"
 #include "hw/planes/plane-memory.h"
 #include "hw/planes/plane-device.h"
+#include "plane-stats.h"
 
 static PlaneVcpuInfo *plane_vcpu_info(Plane *plane, unsigned int cpu_index)
 {
@@ -56,6 +57,7 @@ static PlaneInfo *plane_info(Plane *plane)
     info->devices = plane_device_paths(plane->id);
     info->dropped_device_accesses =
         qatomic_read(&plane->device_accesses_dropped);
+    info->vtl_stats = plane_stats_info(plane->set, plane->id);
     for (unsigned int i = 0; i < plane->set->nr_vcpus; i++) {
         if (plane_index_present(plane->set, i)) {
             QAPI_LIST_APPEND(tail, plane_vcpu_info(plane, i));
@@ -75,6 +77,41 @@ PlaneInfoList *qmp_query_planes(Error **errp)
     return head;
 }
 
+void qmp_reset_plane_vtl_stats(bool has_plane, int64_t plane, Error **errp)
+{
+    PlaneSet *set = plane_set_get();
+
+    if (!set) {
+        error_setg(errp, "This machine has no planes");
+        return;
+    }
+    if (has_plane && (plane < 0 || plane >= set->nr_planes)) {
+        error_setg(errp, "plane %" PRId64 ": the machine has planes 0 to %u",
+                   plane, set->nr_planes - 1);
+        return;
+    }
+    for (unsigned int p = 0; p < set->nr_planes; p++) {
+        if (!has_plane || p == plane) {
+            plane_stats_reset(set, p);
+        }
+    }
+}
+
+/* "<4.1us": the bucket bound of a percentile, "-" without calls. */
+static char *plane_latency_str(uint64_t ns)
+{
+    if (!ns) {
+        return g_strdup("-");
+    }
+    if (ns < 1000) {
+        return g_strdup_printf("<%" PRIu64 "ns", ns);
+    }
+    if (ns < 1000 * 1000) {
+        return g_strdup_printf("<%.1fus", ns / 1e3);
+    }
+    return g_strdup_printf("<%.1fms", ns / 1e6);
+}
+
 void hmp_info_planes(Monitor *mon, const QDict *qdict)
 {
     g_autoptr(PlaneInfoList) planes = qmp_query_planes(NULL);
@@ -83,20 +120,26 @@ void hmp_info_planes(Monitor *mon, const QDict *qdict)
         monitor_printf(mon, "This machine has no planes\n");
         return;
     }
-    monitor_printf(mon, "%-5s %-10s %-18s %-18s %-18s %-10s %-8s %s\n",
+    monitor_printf(mon, "%-5s %-10s %-18s %-18s %-18s %-10s %-8s %-10s "
+                   "%-9s %-9s %s\n",
                    "plane", "state", "region-base", "region-size",
-                   "entry-point", "violations", "dropped",
-                   "vcpus (index:thread-id, * = current)");
+                   "entry-point", "violations", "dropped", "vtl-calls",
+                   "p50", "p99", "vcpus (index:thread-id, * = current)");
     for (PlaneInfoList *p = planes; p; p = p->next) {
         PlaneInfo *info = p->value;
+        g_autofree char *p50 = plane_latency_str(
+            plane_stats_percentile(info->vtl_stats, 50));
+        g_autofree char *p99 = plane_latency_str(
+            plane_stats_percentile(info->vtl_stats, 99));
 
         monitor_printf(mon, "%-5" PRId64 " %-10s 0x%016" PRIx64
                        " 0x%016" PRIx64 " 0x%016" PRIx64 " %-10" PRIu64
-                       " %-8" PRIu64,
+                       " %-8" PRIu64 " %-10" PRIu64 " %-9s %-9s",
                        info->id, PlaneState_str(info->state),
                        info->region_base, info->region_size,
                        info->entry_point, info->memory_violations,
-                       info->dropped_device_accesses);
+                       info->dropped_device_accesses, info->vtl_stats->calls,
+                       p50, p99);
         for (PlaneVcpuInfoList *v = info->vcpus; v; v = v->next) {
             monitor_printf(mon, " %" PRId64 ":%" PRId64 "%s",
                            v->value->cpu_index, v->value->thread_id,

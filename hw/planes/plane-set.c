@@ -12,6 +12,7 @@
 #include "hw/resettable.h"
 #include "hw/planes/plane.h"
 #include "plane-internal.h"
+#include "plane-stats.h"
 
 /*
  * The machine's plane set, for lock-free lookups from vCPU threads (TLB
@@ -41,6 +42,7 @@ PlaneSet *plane_set_new(const PlaneAccelClass *accel, unsigned int planes,
     for (unsigned int i = 0; i < planes * nr_vcpus; i++) {
         set->switch_poll[i].host_cpu = -1;
     }
+    set->stats = plane_stats_new(planes);
     machine_plane_set = set;
     return set;
 }
@@ -257,6 +259,7 @@ static void plane_set_finalize(Object *obj)
     g_free(set->call_area_ok);
     g_free(set->cpu_joined);
     g_free(set->switch_poll);
+    plane_stats_free(set->stats);
 }
 
 static void plane_set_class_init(ObjectClass *oc, void *data)

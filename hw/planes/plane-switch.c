@@ -3,7 +3,9 @@
  *
  * VM planes: the hand-over of a vCPU index from one plane's vCPU state to
  * another's, and the brief polling with which a state that switched
- * itself out waits for its switch back before its thread sleeps.
+ * itself out waits for its switch back before its thread sleeps: its
+ * window adapts as KVM's halt polling does, and it yields instead of
+ * spinning while the vCPU threads that want a host CPU outnumber them.
  */
 
 #include "qemu/osdep.h"
@@ -26,6 +28,159 @@ static PlaneSwitchPoll *plane_switch_poll(PlaneSet *set, unsigned int plane,
 }
 
 /*
+ * The window halves (to 0 below PLANE_POLL_START_NS) after
+ * PLANE_POLL_SHRINK_AFTER switches in a row came back later than the
+ * ceiling: one late switch on a busy host says little.  It doubles (from
+ * PLANE_POLL_START_NS) when a switch came back within the ceiling after
+ * the poll gave up.
+ */
+#define PLANE_POLL_START_NS 2000
+#define PLANE_POLL_SHRINK_AFTER 3
+/* How often a polling thread counts the host CPUs it may run on */
+#define PLANE_POLL_CPUS_RECOUNT_NS (1000 * 1000 * 1000)
+
+/*
+ * @poll's state is switched in @waited ns after it was switched out,
+ * and was @polling then: adapt its window (BQL held, by the switcher).
+ */
+static void plane_poll_adapt(PlaneSet *set, PlaneSwitchPoll *poll,
+                             int64_t waited, bool polling)
+{
+    uint64_t window = poll->window_adapted ? poll->window_ns
+                                           : set->switch_poll_ns;
+
+    if (waited > set->switch_poll_ns) {
+        if (++poll->late_switches < PLANE_POLL_SHRINK_AFTER) {
+            return;
+        }
+        window = window / 2 >= PLANE_POLL_START_NS ? window / 2 : 0;
+    } else if (polling) {
+        poll->late_switches = 0;
+        return;     /* in time: the window is right */
+    } else {
+        window = MIN(MAX(window * 2, PLANE_POLL_START_NS),
+                     set->switch_poll_ns);
+    }
+    poll->late_switches = 0;
+    qatomic_set(&poll->window_ns, window);
+    qatomic_set(&poll->window_adapted, true);
+}
+
+/*
+ * Time-stamps the switch of @cpu_index from @from (the plane there now,
+ * with PLANE_WAITING if it waits) to @to (PLANE_WAITING: none), and
+ * adapts @to's window by whether its thread was still @polling when the
+ * switch was stored.  After the store: the record shares a line with the
+ * polling flag that @to's thread writes as it goes on.
+ */
+static void plane_poll_note_switch(PlaneSet *set, unsigned int cpu_index,
+                                   unsigned int from, unsigned int to,
+                                   bool polling)
+{
+    int64_t now = get_clock();
+    PlaneSwitchPoll *in;
+
+    if (!(from & PLANE_WAITING)) {
+        plane_switch_poll(set, from, cpu_index)->switched_out_at = now;
+    }
+    if (to & PLANE_WAITING) {
+        return;
+    }
+    in = plane_switch_poll(set, to, cpu_index);
+    if (in->switched_out_at) {
+        in->last_wait_ns = now - in->switched_out_at;
+        plane_poll_adapt(set, in, in->last_wait_ns, polling);
+        in->switched_out_at = 0;
+    }
+}
+
+/* The host CPUs the calling thread may run on, counted now and then */
+static int plane_poll_usable_cpus(PlaneSwitchPoll *self, int64_t now)
+{
+    int n = 0;
+
+    if (self->usable_cpus &&
+        now - self->usable_cpus_at < PLANE_POLL_CPUS_RECOUNT_NS) {
+        return self->usable_cpus;
+    }
+#ifdef CONFIG_LINUX
+    {
+        cpu_set_t mask;
+
+        if (!sched_getaffinity(0, sizeof(mask), &mask)) {
+            n = CPU_COUNT(&mask);
+        }
+    }
+#endif
+    self->usable_cpus = n > 0 ? n : MAX(sysconf(_SC_NPROCESSORS_ONLN), 1);
+    self->usable_cpus_at = now;
+    return self->usable_cpus;
+}
+
+/*
+ * Whether a host CPU is left for the calling thread to spin on: the vCPU
+ * states that run guest code and the threads that poll (this one
+ * included) must not outnumber the host CPUs it may run on.  Otherwise
+ * its spinning takes a host CPU from a state with guest code to run, and
+ * two vCPUs calling at once on a 2-CPU host collapse.
+ */
+static bool plane_poll_has_host_cpu(PlaneSet *set, PlaneSwitchPoll *self,
+                                    int64_t now)
+{
+    unsigned int cpus = plane_poll_usable_cpus(self, now);
+    unsigned int wanting = qatomic_read(&set->pollers);
+    CPUState *cpu;
+
+    if (set->nr_planes * set->nr_vcpus <= cpus) {
+        return true;    /* a host CPU for every thread */
+    }
+    WITH_RCU_READ_LOCK_GUARD() {
+        CPU_FOREACH(cpu) {
+            wanting += !qatomic_read(&cpu->halted) &&
+                       !qatomic_read(&cpu->stopped) &&
+                       !cpu_plane_switched_out(cpu);
+        }
+    }
+    return wanting <= cpus;
+}
+
+/*
+ * The kicks that plane_switch() leaves to plane_switch_flush_kicks(): a
+ * thread kicked under the BQL wakes only to wait for it.
+ */
+#define PLANE_DEFERRED_KICKS 4
+static __thread struct {
+    bool active;
+    unsigned int n;
+    CPUState *cpu[PLANE_DEFERRED_KICKS];
+} plane_deferred_kicks;
+
+void plane_switch_defer_kicks(void)
+{
+    plane_deferred_kicks.active = true;
+    plane_deferred_kicks.n = 0;
+}
+
+void plane_switch_flush_kicks(void)
+{
+    plane_deferred_kicks.active = false;
+    for (unsigned int i = 0; i < plane_deferred_kicks.n; i++) {
+        qemu_cpu_kick(plane_deferred_kicks.cpu[i]);
+    }
+    plane_deferred_kicks.n = 0;
+}
+
+static void plane_switch_kick(CPUState *cpu)
+{
+    if (plane_deferred_kicks.active &&
+        plane_deferred_kicks.n < PLANE_DEFERRED_KICKS) {
+        plane_deferred_kicks.cpu[plane_deferred_kicks.n++] = cpu;
+    } else {
+        qemu_cpu_kick(cpu);
+    }
+}
+
+/*
  * The hand-over: one store to the index's word in PlaneSet::current_plane,
  * which switches @to's state in and every other state of the index out
  * (cpu_plane_switched_out()), and a kick, under the BQL, which is what
@@ -38,6 +193,7 @@ void plane_switch(PlaneSet *set, unsigned int cpu_index, unsigned int to)
     Plane *to_plane = set->planes[to];
     CPUState *to_cpu = plane_cpu(to_plane, plane_state_index(to_plane,
                                                              cpu_index));
+    bool polling;
 
     assert(bql_locked() && word != to);
     trace_plane_switch(cpu_index, word & ~PLANE_WAITING, to);
@@ -60,9 +216,11 @@ void plane_switch(PlaneSet *set, unsigned int cpu_index, unsigned int to)
      * it sees the switch or this sees it has stopped polling and kicks.
      */
     smp_mb();
-    if (!qatomic_read(&plane_switch_poll(set, to, cpu_index)->polling)) {
-        qemu_cpu_kick(to_cpu);
+    polling = qatomic_read(&plane_switch_poll(set, to, cpu_index)->polling);
+    if (!polling) {
+        plane_switch_kick(to_cpu);
     }
+    plane_poll_note_switch(set, cpu_index, word, to, polling);
 }
 
 void plane_switch_out(PlaneSet *set, unsigned int cpu_index)
@@ -71,6 +229,7 @@ void plane_switch_out(PlaneSet *set, unsigned int cpu_index)
     PlaneSwitchPoll *poll = plane_switch_poll(set, word, cpu_index);
 
     assert(bql_locked() && !(word & PLANE_WAITING));
+    plane_poll_note_switch(set, cpu_index, word, PLANE_WAITING, false);
     poll->replaced_at_switch = poll->replaced;
     qatomic_set(&set->current_plane[cpu_index], word | PLANE_WAITING);
 }
@@ -97,13 +256,70 @@ static bool plane_poll_shares_host_cpu(PlaneSet *set, unsigned int index,
            host_cpu;
 }
 
+/*
+ * Whether polling should yield the host CPU rather than spin on it: when
+ * the thread it waits for last ran on the same host CPU, or when states
+ * with guest code to run want every host CPU.
+ */
+static bool plane_poll_should_yield(PlaneSet *set, unsigned int index,
+                                    PlaneSwitchPoll *self, int64_t now)
+{
+    return plane_poll_shares_host_cpu(set, index, self) ||
+           !plane_poll_has_host_cpu(set, self, now);
+}
+
+/*
+ * Spins, or yields, until @cpu is switched back in, is kicked or its
+ * @window is over.
+ */
+static void plane_poll_spin(PlaneSet *set, CPUState *cpu, unsigned int index,
+                            PlaneSwitchPoll *self, uint64_t window)
+{
+    int64_t now = get_clock();
+    int64_t deadline = now + window;
+    /*
+     * Most switches come back within the first spins: only a longer poll
+     * counts itself in PlaneSet::pollers (a line all pollers write) and
+     * counts the host CPUs.
+     */
+    bool yield = plane_poll_shares_host_cpu(set, index, self);
+    bool counted = false;
+
+    for (unsigned int spins = 1;; spins++) {
+        if (!cpu_plane_switched_out(cpu) ||
+            qatomic_read(&cpu->exit_request)) {
+            break;
+        }
+        /* The clock costs more than a spin: look at it now and then */
+        if (!(spins % 64)) {
+            now = get_clock();
+            if (now >= deadline) {
+                break;
+            }
+            if (!counted) {
+                qatomic_inc(&set->pollers);
+                counted = true;
+            }
+            yield = plane_poll_should_yield(set, index, self, now);
+        }
+        if (yield) {
+            g_thread_yield();
+        } else {
+            cpu_relax();
+        }
+    }
+    if (counted) {
+        qatomic_dec(&set->pollers);
+    }
+}
+
 bool plane_poll_switch_in(CPUState *cpu)
 {
     PlaneSet *set = plane_set_get();
     PlaneSwitchPoll *self;
     unsigned int index;
-    int64_t deadline;
-    bool back, yield;
+    uint64_t window;
+    bool back;
 
     if (!set || !set->switch_poll_ns) {
         return false;
@@ -120,29 +336,17 @@ bool plane_poll_switch_in(CPUState *cpu)
         return false;
     }
     self = plane_switch_poll(set, cpu->plane_id, index);
+    /* The ceiling until the first switch back says more */
+    window = qatomic_read(&self->window_adapted) ?
+             MIN(qatomic_read(&self->window_ns), set->switch_poll_ns) :
+             set->switch_poll_ns;
+    if (!window) {
+        return false;   /* its switches came back too late to poll for */
+    }
     qatomic_set(&self->polling, true);
     /* Polling from here on, before the first look at the switch flag */
     smp_mb();
-    deadline = get_clock() + set->switch_poll_ns;
-    yield = plane_poll_shares_host_cpu(set, index, self);
-    for (unsigned int spins = 1;; spins++) {
-        if (!cpu_plane_switched_out(cpu) ||
-            qatomic_read(&cpu->exit_request)) {
-            break;
-        }
-        /* The clock costs more than a spin: look at it now and then */
-        if (!(spins % 64)) {
-            if (get_clock() >= deadline) {
-                break;
-            }
-            yield = plane_poll_shares_host_cpu(set, index, self);
-        }
-        if (yield) {
-            g_thread_yield();
-        } else {
-            cpu_relax();
-        }
-    }
+    plane_poll_spin(set, cpu, index, self, window);
     qatomic_set(&self->polling, false);
     /* Pairs with plane_switch(): a switch from now on kicks this thread */
     smp_mb();
@@ -160,6 +364,13 @@ bool plane_poll_switch_in(CPUState *cpu)
     }
     trace_plane_switch_poll(index, cpu->plane_id, back);
     return back;
+}
+
+int64_t plane_switch_last_wait(PlaneSet *set, unsigned int plane,
+                               unsigned int cpu_index)
+{
+    assert(bql_locked());
+    return plane_switch_poll(set, plane, cpu_index)->last_wait_ns;
 }
 
 void plane_note_state_replaced(Plane *plane, unsigned int cpu_index)

@@ -27,6 +27,7 @@
 #include "hw/planes/planes-abi.h"
 #include "plane-dispatch.h"
 #include "plane-internal.h"
+#include "plane-stats.h"
 #include "trace.h"
 
 /*
@@ -134,6 +135,7 @@ int64_t plane_hc_vtl_call(const PlaneCaller *c, PlaneHcOutcome *out)
         return err;
     }
 
+    plane_stats_vtl_call(set, target->id);
     set->pending[c->index] = (PlanePending) {
         .kind = PLANE_PENDING_VTL_CALL, .caller = 0, .callee = 1,
         .calling_area = ca,
@@ -241,6 +243,9 @@ PlaneHcOutcome plane_return(const PlaneCaller *c, uint64_t *ret)
         plane_resume_caller(set, c->index, pending, 0);
     } else {
         plane_resume_caller(set, c->index, pending, 0);
+        /* The round trip: plane 0 was switched out since its call */
+        plane_stats_vtl_return(set, c->plane,
+                               plane_switch_last_wait(set, 0, c->index));
         if (!pv->enabled) {
             plane_shared_state_released(plane);
         }

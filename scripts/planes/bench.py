@@ -7,7 +7,8 @@ the median, the spread (min..max around it) and the ratio of medians.
 Timing is from the guest's TSC (TCG: the host's TSC) for work inside the
 guest, and from the host around whole runs for start-to-exit.  Results
 go to stdout as a table, to build/bench/bench.csv, and the VTL call
-latency distribution to build/bench/vtl-latency.png (gnuplot).
+latency distribution of each case (polling, no polling, statistics off)
+to build/bench/vtl-latency.png (gnuplot).
 
 Environment: BENCH_REPS (default 7), BENCH_SMOKE=1 (tiny sizes, one rep:
 checks that the bench still runs), BENCH_FRESH=1 (also time a fresh
@@ -133,67 +134,110 @@ def bench_parked_plane():
             '<= 1.02')
 
 
-def handoff_floor():
-    """Builds the host's two-thread handoff benchmark; returns its runner."""
+def handoff_floor(kind='spin'):
+    """Builds the host's two-thread handoff benchmark; returns a runner
+    for its spinning ('spin') or sleeping ('futex') hand-over."""
     src = os.path.join(REPO, 'scripts', 'planes', 'bench-handoff.c')
     exe = os.path.join(OUT, 'bench-handoff')
     subprocess.run(['gcc', '-O2', '-Wall', '-pthread', '-o', exe, src],
                    check=True)
     trips = 20000 if SMOKE else 1000000
+    if kind == 'futex':
+        trips //= 10
 
     def fn():
-        out = subprocess.run([exe, str(trips)], capture_output=True,
+        out = subprocess.run([exe, str(trips), kind], capture_output=True,
                              text=True, check=True).stdout
-        return field(out, 'handoff_ticks')
+        return field(out, 'handoff_ticks' if kind == 'spin'
+                     else 'futex_ticks')
     return fn
 
 
-def bench_vtl():
-    lat = []
+NO_POLL = 'q35,planes=2,plane-switch-poll-ns=0'
+NO_STATS = 'q35,planes=2,plane-vtl-stats=off'
 
-    def one_vcpu(kind, machine='q35,planes=2'):
+
+def bench_vtl():
+    """VTL call rows; returns {case: [per-call ticks of some calls]}."""
+    lat = {}
+
+    def one_vcpu(kind, machine='q35,planes=2', case=None):
         def fn():
             out = run_guest(qemu_args(
                 FORK, 'tcg', machine,
                 f'test=bench-vtl calls={VTL_CALLS} samples={LAT_SAMPLES}',
                 smp=2))[1]
-            if not lat and machine == 'q35,planes=2':
-                lat.extend(int(x) for x in re.findall(r'LAT (\d+)', out))
+            if case and case not in lat:
+                lat[case] = [int(x) for x in re.findall(r'LAT (\d+)', out)]
             return field(out, f'{kind}_ticks') / VTL_CALLS
         return fn
 
     compare('tcg: VTL call round trip vs null hypercall', 'ticks/call',
-            'VTL call', one_vcpu('vtl'), 'null hypercall', one_vcpu('null'),
-            '<= 2')
-    # Why 2x is out of reach with a thread per plane: the round trip is two
-    # hypercalls plus two cross-thread hand-overs, whose floor is this.
+            'VTL call', one_vcpu('vtl', case='polling'), 'null hypercall',
+            one_vcpu('null'), '<= 2')
+    # The round trip is two hypercalls plus two cross-thread hand-overs,
+    # whose floors are these: two threads spinning, or sleeping on a futex.
     compare('tcg: VTL call round trip vs host thread handoff', 'ticks',
-            'VTL call', one_vcpu('vtl'), 'spin handoff', handoff_floor())
+            'VTL call', one_vcpu('vtl'), 'spin handoff', handoff_floor(),
+            '<= 2')
+    compare('tcg: VTL call round trip without polling vs futex handoff',
+            'ticks', 'VTL call, poll-ns=0',
+            one_vcpu('vtl', NO_POLL, case='no polling'), 'futex handoff',
+            handoff_floor('futex'), '<= 2')
     compare('tcg: VTL call round trip, polling vs not', 'ticks/call',
-            'poll 50us', one_vcpu('vtl'), 'poll-ns=0', one_vcpu(
-                'vtl', 'q35,planes=2,plane-switch-poll-ns=0'))
+            'poll 50us', one_vcpu('vtl'), 'poll-ns=0',
+            one_vcpu('vtl', NO_POLL))
+    compare('tcg: VTL call round trip, statistics on vs off', 'ticks/call',
+            'vtl-stats on', one_vcpu('vtl'), 'vtl-stats=off',
+            one_vcpu('vtl', NO_STATS, case='statistics off'),
+            '~1 (nothing measurable)')
 
-    def rate(smp, machine='q35,planes=2', calls=VTL_CALLS):
+    def rate(smp, machine='q35,planes=2', calls=VTL_CALLS, enable=0):
         def fn():
             out = run_guest(qemu_args(
                 FORK, 'tcg', machine,
-                f'test=bench-vtl calls={calls} smp={smp}', smp=2))[1]
+                f'test=bench-vtl calls={calls} smp={smp} enable={enable}',
+                smp=2))[1]
             if smp == 1:
                 return calls / field(out, 'vtl_ticks')
             return field(out, 'calls') / field(out, 'ticks')
         return fn
 
+    # Plane 1's one shared state serves the two vCPUs one call at a time:
+    # at best as many calls per tick as one vCPU makes.
     compare('tcg: VTL calls per tick, 2 vCPUs vs 1', 'calls/tick',
-            '2 vCPUs', rate(2), '1 vCPU', rate(1), 'scales: > 1')
-    # One calling vCPU already keeps two host CPUs busy (one thread runs,
-    # the other polls); without polling, the dispatch's own scaling shows.
-    no_poll = 'q35,planes=2,plane-switch-poll-ns=0'
+            '2 vCPUs', rate(2), '1 vCPU', rate(1), '>= 0.9')
+    # With a state on each index the calls run in parallel, as far as host
+    # CPUs allow: two indexes that call keep four threads busy.
+    compare('tcg: VTL calls per tick, 2 vCPUs vs 1, per-index states',
+            'calls/tick', '2 vCPUs', rate(2, enable=1), '1 vCPU',
+            rate(1, enable=1),
+            f'>= 0.9; > 1 with host CPUs to spare ({os.cpu_count()} here)')
     calls = max(VTL_CALLS // 10, 200)
     compare('tcg: VTL calls per tick, 2 vCPUs vs 1, no polling',
             'calls/tick',
-            '2 vCPUs', rate(2, no_poll, calls), '1 vCPU',
-            rate(1, no_poll, calls), 'scales: > 1')
+            '2 vCPUs', rate(2, NO_POLL, calls), '1 vCPU',
+            rate(1, NO_POLL, calls), 'scales: > 1')
     return lat
+
+
+def bench_dropped_access():
+    """A plane 1 read of plane 0's chipset (dropped) against plane 0's
+    own read of the same port, from one guest run each."""
+    reads = 2000 if SMOKE else 200000
+    for port, device in ((0x40, 'PIT'), (0x71, 'RTC')):
+        last = {}
+
+        def run_pair():
+            out = run_guest(qemu_args(
+                FORK, 'tcg', 'q35,planes=2',
+                f'test=bench-ports port={port} reads={reads}'))[1]
+            last['allowed'] = field(out, 'allowed_ticks') / reads
+            return field(out, 'dropped_ticks') / reads
+
+        compare(f'tcg: {device} port read, plane 1 dropped vs plane 0',
+                'ticks/read', 'plane 1 (dropped)', run_pair,
+                'plane 0 (allowed)', lambda: last['allowed'], '<= 1.5')
 
 
 def no_thp():
@@ -282,26 +326,41 @@ def bench_build():
 
 
 def plot_latency(lat):
-    data = os.path.join(OUT, 'vtl-latency.dat')
+    """One histogram per case, in log-spaced bins of ticks per call."""
     png = os.path.join(OUT, 'vtl-latency.png')
+    data = os.path.join(OUT, 'vtl-latency.dat')
+    cases = [(case, sorted(v)) for case, v in lat.items() if v]
+    if not cases:
+        return
+    low = max(1, min(v[0] for _, v in cases))
+    top = max(v[int(len(v) * 0.99) - 1] for _, v in cases) * 1.5
+    nbins = 60
+    step = (top / low) ** (1 / nbins)
+    edges = [low * step ** i for i in range(nbins + 1)]
     with open(data, 'w') as f:
-        f.writelines(f'{x}\n' for x in lat)
+        f.write('# ticks ' + ' '.join(c.replace(' ', '_') for c, _ in cases)
+                + '\n')
+        for i in range(nbins):
+            pct = [100 * sum(edges[i] <= x < edges[i + 1] for x in v) / len(v)
+                   for _, v in cases]
+            f.write(f'{edges[i]:.0f} ' + ' '.join(f'{p:.2f}' for p in pct)
+                    + '\n')
     if not shutil.which('gnuplot'):
         print('  (no gnuplot: install gnuplot-nox for the latency chart)')
         return
-    width = max(1, int(statistics.median(lat) / 20))
+    plots = ', '.join(
+        f'"{data}" using 1:{i + 2} with steps lw 2 '
+        f'title "{case} (median {statistics.median(v):.0f})"'
+        for i, (case, v) in enumerate(cases))
     script = f'''
 set terminal png size 900,500
 set output "{png}"
-set title "VTL call round trip under TCG ({len(lat)} calls, guest TSC)"
-set xlabel "ticks per call"
-set ylabel "calls"
-set style fill solid 0.6
-binwidth = {width}
-set boxwidth binwidth
-bin(x) = binwidth * floor(x / binwidth) + binwidth / 2.0
-set xrange [0:{sorted(lat)[int(len(lat) * 0.99) - 1] * 1.2}]
-plot "{data}" using (bin($1)):(1.0) smooth freq with boxes title "calls"
+set title "VTL call round trip under TCG, per case (first {LAT_SAMPLES} calls of each, guest TSC)"
+set xlabel "ticks per call (log scale; calls past the 99th percentile x 1.5 left out)"
+set ylabel "% of calls"
+set logscale x
+set xrange [{low}:{top}]
+plot {plots}
 '''
     subprocess.run(['gnuplot'], input=script, text=True, check=True)
     print(f'  latency chart: {png}')
@@ -334,6 +393,7 @@ def main():
               'qemu-system-x86); planes=1 overhead skipped')
     bench_parked_plane()
     lat = bench_vtl()
+    bench_dropped_access()
     bench_memory()
     if not SMOKE:
         bench_build()

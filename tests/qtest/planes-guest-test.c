@@ -17,6 +17,7 @@
 #include "libqtest.h"
 #include "qobject/qdict.h"
 #include "qobject/qlist.h"
+#include "qobject/qnum.h"
 #include "qobject/qstring.h"
 #include "planes-guest-lib.h"
 #include "planes-kvm-host.h"
@@ -963,6 +964,116 @@ static void test_vtl_stop_cont(const void *opaque)
     guest_finish(&run);
 }
 
+/* The VTL call statistics of plane @id in query-planes. */
+static QDict *vtl_stats(QTestState *qts, int id)
+{
+    g_autoptr(QDict) plane = query_plane(qts, id);
+    QDict *stats = qdict_get_qdict(plane, "vtl-stats");
+
+    g_assert(stats);
+    return qobject_ref(stats);
+}
+
+static uint64_t dict_uint(QDict *dict, const char *key)
+{
+    return qnum_get_uint(qobject_to(QNum, qdict_get(dict, key)));
+}
+
+/* Asserts @id's counters, and that its histogram counts each return. */
+static void assert_vtl_stats(QTestState *qts, int id, uint64_t calls,
+                             uint64_t returns, uint64_t refusals)
+{
+    g_autoptr(QDict) stats = vtl_stats(qts, id);
+    QList *histogram = qdict_get_qlist(stats, "latency-histogram");
+    uint64_t total = 0;
+    QListEntry *e;
+
+    g_assert_cmpuint(dict_uint(stats, "calls"), ==, calls);
+    g_assert_cmpuint(dict_uint(stats, "returns"), ==, returns);
+    g_assert_cmpuint(dict_uint(stats, "refusals"), ==, refusals);
+    g_assert_cmpuint(qlist_size(histogram), ==, 32);
+    QLIST_FOREACH_ENTRY(histogram, e) {
+        total += qnum_get_uint(qobject_to(QNum, qlist_entry_obj(e)));
+    }
+    g_assert_cmpuint(total, ==, returns);
+}
+
+/* info planes' VTL call count and p50 of plane @id. */
+static void hmp_vtl_columns(QTestState *qts, int id, unsigned long *calls,
+                            char *p50)
+{
+    g_autofree char *out = qtest_hmp(qts, "info planes");
+    g_autofree char *prefix = g_strdup_printf("\n%d ", id);
+    const char *line = strstr(out, prefix);
+    char p99[16];
+
+    g_assert(line);
+    g_assert_cmpint(sscanf(line + 1, "%*d %*s %*s %*s %*s %*s %*s %lu "
+                           "%15s %15s", calls, p50, p99), ==, 3);
+    /* the 99th percentile is in the 50th's bucket or a later one */
+    g_assert_cmpint(p50[0] == '-', ==, p99[0] == '-');
+}
+
+#define STATS_CALLS 300
+#define STATS_REFUSED 7
+
+/*
+ * query-planes counts plane 1's VTL calls, returns and refusals (plane
+ * 0's refused VTL returns on plane 0) with a round-trip histogram;
+ * info planes shows them; reset-plane-vtl-stats zeroes one plane or all.
+ */
+static void test_vtl_stats(void)
+{
+    g_autoptr(QDict) bad = NULL, one = NULL, all = NULL;
+    unsigned long calls = 0;
+    char p50[16];
+    GuestRun run;
+
+    guest_start(&run, "q35,planes=2", "test=bench-vtl halt=1 calls="
+                G_STRINGIFY(STATS_CALLS) " refuse=" G_STRINGIFY(STATS_REFUSED),
+                "");
+    g_free(guest_wait_serial(&run, "DONE"));
+    assert_vtl_stats(run.qts, 1, STATS_CALLS, STATS_CALLS, STATS_REFUSED);
+    assert_vtl_stats(run.qts, 0, 0, 0, STATS_REFUSED);
+    hmp_vtl_columns(run.qts, 1, &calls, p50);
+    g_assert_cmpuint(calls, ==, STATS_CALLS);
+    g_assert_cmpint(p50[0], ==, '<');
+    hmp_vtl_columns(run.qts, 0, &calls, p50);
+    g_assert_cmpuint(calls, ==, 0);
+    g_assert_cmpstr(p50, ==, "-");
+
+    bad = qtest_qmp(run.qts, "{ 'execute': 'reset-plane-vtl-stats', "
+                    "'arguments': { 'plane': 2 } }");
+    g_assert_cmpstr(qdict_get_str(qdict_get_qdict(bad, "error"), "desc"),
+                    ==, "plane 2: the machine has planes 0 to 1");
+    assert_vtl_stats(run.qts, 1, STATS_CALLS, STATS_CALLS, STATS_REFUSED);
+    one = qtest_qmp(run.qts, "{ 'execute': 'reset-plane-vtl-stats', "
+                    "'arguments': { 'plane': 1 } }");
+    g_assert(qdict_haskey(one, "return"));
+    assert_vtl_stats(run.qts, 1, 0, 0, 0);
+    assert_vtl_stats(run.qts, 0, 0, 0, STATS_REFUSED);
+    all = qtest_qmp(run.qts, "{ 'execute': 'reset-plane-vtl-stats' }");
+    g_assert(qdict_haskey(all, "return"));
+    assert_vtl_stats(run.qts, 0, 0, 0, 0);
+    guest_finish(&run);
+
+    /* both vCPUs at once on plane 1's one state: every call counted */
+    guest_start(&run, "q35,planes=2", "test=bench-vtl halt=1 smp=2 calls="
+                G_STRINGIFY(STATS_CALLS), "");
+    g_free(guest_wait_serial(&run, "DONE"));
+    assert_vtl_stats(run.qts, 1, 2 * STATS_CALLS, 2 * STATS_CALLS, 0);
+    guest_finish(&run);
+
+    /* -machine plane-vtl-stats=off: nothing counted */
+    guest_start(&run, "q35,planes=2,plane-vtl-stats=off",
+                "test=bench-vtl halt=1 calls=" G_STRINGIFY(STATS_CALLS)
+                " refuse=" G_STRINGIFY(STATS_REFUSED), "");
+    g_free(guest_wait_serial(&run, "DONE"));
+    assert_vtl_stats(run.qts, 1, 0, 0, 0);
+    assert_vtl_stats(run.qts, 0, 0, 0, 0);
+    guest_finish(&run);
+}
+
 /*
  * VTL call pages that passed QEMU's checks are checked again after a
  * system reset that moved plane 1's region over them.
@@ -1441,6 +1552,7 @@ int main(int argc, char **argv)
     qtest_add_func("/planes/tcg/reset", test_reset);
     qtest_add_func("/planes/tcg/vtl/busy-while-booting", test_vtl_busy);
     qtest_add_func("/planes/tcg/vtl/interrupt-after-return", test_vtl_irq);
+    qtest_add_func("/planes/tcg/vtl/statistics", test_vtl_stats);
     qtest_add_func("/planes/tcg/planes1", test_planes1);
     qtest_add_func("/planes/tcg/round-robin", test_round_robin);
     qtest_add_func("/planes/tcg/devices/chipset-is-plane-0s",

@@ -43,6 +43,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(PlaneSet, PLANE_SET)
 
 typedef struct PlaneAccelClass PlaneAccelClass;
 typedef struct PlaneMemAttrMap PlaneMemAttrMap;
+typedef struct PlaneStats PlaneStats;
 
 /*
  * PlaneVCPU: the state of one plane >= 1 on one vCPU index.  Its CPUState
@@ -142,6 +143,20 @@ typedef struct PlaneSwitchPoll {
      */
     unsigned int replaced;
     unsigned int replaced_at_switch;
+    /*
+     * The adaptive window (at most PlaneSet::switch_poll_ns, which it is
+     * until first adapted): grown when the switch back came within the
+     * ceiling after the poll gave up, shrunk when it came later.  Written
+     * under the BQL by the switcher.
+     */
+    uint64_t window_ns;
+    bool window_adapted;
+    unsigned int late_switches; /* in a row, later than the ceiling */
+    int64_t switched_out_at;    /* get_clock() ns; 0: switched in */
+    int64_t last_wait_ns;       /* switched out to in, the last time */
+    /* The host CPUs this thread may run on, and when they were counted */
+    int usable_cpus;
+    int64_t usable_cpus_at;
 } PlaneSwitchPoll;
 
 /* What a vCPU index has pending across a plane switch. */
@@ -219,13 +234,16 @@ struct PlaneSet {
     uint64_t ram_limit;         /* bytes of fresh RAM regions may add */
     uint64_t ram_added;
     /*
-     * How long a vCPU state switched out by its own hypercall polls for
-     * the switch back before it sleeps (0: never polls), and, by plane
-     * and the vCPU index of the state (plane * nr_vcpus + index: a shared
-     * state's home index, whichever index it serves), how each polls.
+     * How long at most a vCPU state switched out by its own hypercall
+     * polls for the switch back before it sleeps (0: never polls), and,
+     * by plane and the vCPU index of the state (plane * nr_vcpus + index:
+     * a shared state's home index, whichever index it serves), how each
+     * polls.
      */
     uint64_t switch_poll_ns;
     PlaneSwitchPoll *switch_poll;
+    unsigned int pollers;       /* threads polling now; atomic */
+    PlaneStats *stats;          /* VTL call statistics (plane-stats.c) */
     /* -machine plane-violation; a stop requested and not yet reset */
     PlaneViolationPolicy violation_policy;
     bool violation_stopped;

@@ -2072,6 +2072,14 @@ static void bench_vtl(void)
     int smp = arg_u64("smp", 1);
 
     vbs_boot();
+    if (arg_u64("enable", 0)) {
+        /* plane 1 gets a state of its own on vCPU 1: calls in parallel */
+        u64 index = 1;
+
+        if (vtl_call(CA0, VTL_TEST_ENABLE, &index, 8) != 0) {
+            guest_exit(EXIT_FAIL);
+        }
+    }
     if (smp > 1) {
         /* aggregate rate: both vCPUs call at once */
         if (!start_ap()) {
@@ -2118,6 +2126,37 @@ static void bench_vtl(void)
     }
     printf("BENCH vtl calls=%u null_ticks=%u vtl_ticks=%u\n", n, sum_null,
            sum_vtl);
+    /* refuse=K: K refused VTL calls and K refused VTL returns (stats) */
+    for (u64 i = 0, k = arg_u64("refuse", 0); i < k; i++) {
+        if (hc(HC_VTL_CALL, (u64)CA0 + 8, 0) != -14 ||
+            hc(HC_VTL_RETURN, 0, 0) != -1) {
+            guest_exit(EXIT_FAIL);
+        }
+    }
+}
+
+/*
+ * bench-ports: N reads of a chipset port by plane 0 (allowed) and by
+ * plane 1 (dropped: plane 0's chipset), each timed where it runs.
+ */
+static void bench_ports(void)
+{
+    u64 n = arg_u64("reads", 100000), port = arg_u64("port", 0x40);
+    u64 args[2] = { port, n }, t0, t1;
+    u8 sum = 0;
+
+    vbs_boot();
+    t0 = rdtsc();
+    for (u64 i = 0; i < n; i++) {
+        sum += inb((u16)port);
+    }
+    t1 = rdtsc();
+    if (vtl_call(CA0, VTL_TEST_PORT_READS, args, sizeof(args)) != 0) {
+        guest_exit(EXIT_FAIL);
+    }
+    printf("BENCH ports port=0x%x reads=%u allowed_ticks=%u "
+           "dropped_ticks=%u dropped_value=%u check=%u\n", port, n, t1 - t0,
+           ((u64 *)CA0->buffer)[0], ((u64 *)CA0->buffer)[1], (u64)sum);
 }
 
 /*
@@ -2643,6 +2682,8 @@ void main(u32 start_info)
         bench_vtl();
     } else if (!strncmp(test, "gdb", 3)) {
         test_gdb();
+    } else if (!strncmp(test, "bench-ports", 11)) {
+        bench_ports();
     } else if (!strncmp(test, "hello", 5)) {
         /* for hosts whose KVM never returns from a hypercall */
         puts("P0: hello from plane 0, no hypercalls\n");
