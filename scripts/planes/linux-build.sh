@@ -11,6 +11,8 @@
 # where key hashes the package versions and every input file, so a re-run
 # costs a hash.  Prints the directory last; it holds:
 #   vmlinux-plane1  vm-planes.ko  initramfs.cpio  plane0-kernel (a path)
+#   vmlinux-plane1.debug (the plane-1 kernel's symbols, for gdb: the
+#   initramfs carries the stripped vmlinux-plane1)
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -46,6 +48,7 @@ tests/planes/linux/plane1/config.fragment"
 kkey=$( {
     echo "linux-source-6.12 $(pkgver linux-source-6.12)"
     echo "gcc $(gcc -dumpfullversion)"
+    echo "outputs vmlinux-plane1 vmlinux-plane1.debug"
     cd "$repo" && sha256sum $kinputs
 } | sha256sum | cut -c1-16)
 inputs=$(cd "$repo" && find tests/planes/linux/plane1 tests/planes/linux/module \
@@ -103,12 +106,14 @@ else
     rm -rf "$kout_dir.tmp"
     mkdir -p "$kout_dir.tmp"
     objcopy --strip-all "$kout/vmlinux" "$kout_dir.tmp/vmlinux-plane1"
+    objcopy --only-keep-debug "$kout/vmlinux" "$kout_dir.tmp/vmlinux-plane1.debug"
     cp "$kout/.config" "$kout_dir.tmp/plane1.config"
     echo "$(( $(date +%s) - t0 ))" > "$kout_dir.tmp/build-seconds"
     rm -rf "$ksrc" "$kout"
     mv "$kout_dir.tmp" "$kout_dir"
 fi
-cp "$kout_dir/vmlinux-plane1" "$kout_dir/plane1.config" "$work/"
+cp "$kout_dir/vmlinux-plane1" "$kout_dir/vmlinux-plane1.debug" \
+   "$kout_dir/plane1.config" "$work/"
 
 # The plane-0 module, against Debian's headers.
 step "plane-0 module: vm-planes.ko for $kver"

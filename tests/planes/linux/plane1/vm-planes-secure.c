@@ -180,7 +180,8 @@ static s32 vmp_seal(struct calling_area *ca)
 	return r;
 }
 
-static void vmp_serve(struct calling_area *ca)
+/* Not inlined: a debugger breaks here by name (docs/system/i386/planes.rst). */
+static noinline void vmp_serve(struct calling_area *ca)
 {
 	u32 n, i;
 	s32 st = 0;
