@@ -24,6 +24,11 @@ D  plane 1 launched by the host (-object plane-launch, fresh RAM QEMU
    seal; the launch measurement equals plane-measure.py's; system_reset
    launches plane 1 again with the same measurement; saved to a file and
    restored in a second QEMU, which does not launch it again.
+E  gdb (Debian's, batch mode) attached through -gdb, plane 1 as inferior 2
+   with the symbols of its vmlinux: a breakpoint on the secure kernel's
+   VTL call handler (vmp_serve) stops plane 1 when plane 0 echoes, with
+   the ECHO call id in the calling area the handler got; continued to
+   the handler's return, then detached: the call completes on COM1.
 After each of A and B, the same plane 0 with planes=1: the same clocksource and the
 same TSC verdict as with planes=2, and no stray interrupt in either.
 Plane 1's console (COM2) is an isa-serial of plane 1 in A and B: plane 0's
@@ -33,6 +38,7 @@ ACPI describes COM1 only.
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -502,6 +508,109 @@ def vm_d(tmp, art):
             os.unlink(state)
 
 
+# gdb's script for vm_gdb: plane 1 as inferior 2 with its kernel's symbols,
+# a breakpoint on the entry of its VTL call handler
+# vmp_serve(struct calling_area *ca) (%rdi = ca, (%rsp) = the return),
+# the calling area's call_id (+4), status (+8), arg_size (+12) and
+# resp_size (+16) read at the stop and at the handler's return.
+GDB_SCRIPT = """set pagination off
+set confirm off
+set schedule-multiple on
+target extended-remote {sock}
+add-inferior
+inferior 2
+attach 2
+file {symbols}
+break *vmp_serve
+inferior 1
+shell touch {armed}
+continue
+printf "CHECK stop inferior=%d call=0x%x arg_size=%u\\n", $_inferior, *(unsigned int *)($rdi + 4), *(unsigned int *)($rdi + 12)
+info threads
+set $ca = $rdi
+tbreak *(*(unsigned long *)$rsp)
+continue
+printf "CHECK return inferior=%d status=%d resp_size=%u\\n", $_inferior, *(int *)($ca + 8), *(unsigned int *)($ca + 16)
+delete
+detach
+inferior 1
+detach
+"""
+
+
+def gdb_stop(vm, name, gdb_out, armed, timeout=120):
+    """Runs gdb (GDB_SCRIPT) in the background, makes plane 0 echo once it
+    has armed its breakpoint; returns gdb's output and plane 0's line."""
+    with open(gdb_out + '.gdb', 'w') as f:
+        f.write(GDB_SCRIPT.format(sock=vm.gdb_sock, armed=armed,
+                                  symbols=vm.symbols))
+    with open(gdb_out, 'w') as out:
+        gdb = subprocess.Popen(
+            ['gdb', '-batch', '-nx', '-x', gdb_out + '.gdb'],
+            stdout=out, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while not os.path.exists(armed) and gdb.poll() is None and \
+                time.monotonic() < deadline:
+            time.sleep(0.1)
+        line = None
+        if os.path.exists(armed):
+            line = vm.command('echo gdb', timeout)
+        try:
+            gdb.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            note(f'{name}: gdb still running: killed')
+    finally:
+        if gdb.poll() is None:
+            gdb.kill()
+            gdb.wait()
+    return vm._read(gdb_out), line
+
+
+def vm_gdb(tmp, art):
+    symbols = os.path.join(art, 'vmlinux-plane1.debug')
+    if not shutil.which('gdb'):
+        note('gdb: SKIP, gdb is not installed (apt-get install gdb)')
+        return
+    d = os.path.join(tmp, 'gdb')
+    os.makedirs(d, exist_ok=True)
+    sock = os.path.join(d, 'gdb.sock')
+    vm = linuxvm.LinuxPlanesVM(
+        tmp, art, 'gdb', case='highmem', smp=1, mem='1G',
+        extra=('-chardev', f'socket,id=gdb,path={sock},server=on,wait=off',
+               '-gdb', 'chardev:gdb'))
+    vm.gdb_sock = sock
+    vm.symbols = symbols
+    note('$ ' + vm.cmdline())
+    vm.start()
+    try:
+        boot(vm, 'gdb')
+        expect(vm, 'gdb', 'init', r'init rax=0 status=0')
+        out, line = gdb_stop(vm, 'gdb', os.path.join(d, 'gdb.out'),
+                             os.path.join(d, 'armed'))
+        stop = re.search(r'^Thread (\d+)\.\d+ hit Breakpoint 1, '
+                         r'0x[0-9a-f]+ in vmp_serve', out, re.M)
+        ca = re.search(r'^CHECK stop inferior=(\d+) call=(0x[0-9a-f]+) '
+                       r'arg_size=(\d+)$', out, re.M)
+        ok(f'gdb: a breakpoint on vmp_serve from the plane-1 vmlinux stops '
+           f'plane 1 (inferior {stop and stop.group(1)}) with call id '
+           f'{ca and ca.group(2)}, {ca and ca.group(3)} bytes',
+           stop and stop.group(1) == '2' and ca and
+           ca.groups() == ('2', '0x7e000001', '3'), out)
+        ok('gdb: plane 0 waits in its VTL call meanwhile',
+           re.search(r'\(plane 0 vCPU 0 \[in VTL call\]\)', out), out)
+        ret = re.search(r'^CHECK return inferior=(\d+) status=(-?\d+) '
+                        r'resp_size=(\d+)$', out, re.M)
+        ok(f'gdb: continued to the handler\'s return in plane 1: '
+           f'{ret and ret.group(0)}',
+           ret and ret.groups() == ('2', '0', '3'), out)
+        ok(f'gdb: detached, the call completes: {line}',
+           line == 'echo rax=0 status=0 resp_size=3 resp=bdg',
+           vm.out0()[-1000:])
+    finally:
+        vm.kill()
+
+
 def main():
     t0 = time.monotonic()
     try:
@@ -511,6 +620,14 @@ def main():
         return 1
     note(f'artifacts: {art}')
     keep = os.environ.get('PLANES_LINUX_KEEP')
+    # PLANES_LINUX_ONLY=vm_gdb,...: those VMs alone (planes=1 runs skipped)
+    only = os.environ.get('PLANES_LINUX_ONLY')
+    if only:
+        with tempfile.TemporaryDirectory(prefix='planes-linux-') as tmp:
+            for f in only.split(','):
+                globals()[f](keep or tmp, art)
+        print(f'1..{n}')
+        return 1 if failed else 0
     with tempfile.TemporaryDirectory(prefix='planes-linux-') as tmp:
         base = keep or tmp
         for f, smp, mem in ((vm_a, 2, '2G'), (vm_b, 1, '1G')):
@@ -532,6 +649,10 @@ def main():
             vm_d(base, art)
         except Exception as e:      # noqa: BLE001
             ok('vm_d ran to its end', False, repr(e))
+        try:
+            vm_gdb(base, art)
+        except Exception as e:      # noqa: BLE001
+            ok('vm_gdb ran to its end', False, repr(e))
     note(f'check-linux took {time.monotonic() - t0:.0f} s')
     print(f'1..{n}')
     return 1 if failed else 0
