@@ -430,22 +430,20 @@ static bool plane_set_check_cpu(PlaneSet *set, CPUState *cpu, Error **errp)
  */
 static bool plane_set_add_cpu(PlaneSet *set, CPUState *cpu, Error **errp)
 {
-    unsigned int p;
-
     plane_vcpu_bind(cpu, 0, cpu);
-    for (p = 1; set->vcpus_created && p < set->nr_planes; p++) {
-        if (!plane_create_vcpu(set->planes[p], cpu->cpu_index, errp)) {
-            break;
+    /* The board's CPUs get theirs from plane_create_vcpus(), plane by plane */
+    if (set->vcpus_created) {
+        for (unsigned int p = 1; p < set->nr_planes; p++) {
+            if (!plane_create_vcpu(set->planes[p], cpu->cpu_index, errp)) {
+                while (--p) {   /* refused: the slot stays free, as it was */
+                    plane_destroy_vcpu(set->planes[p], cpu->cpu_index);
+                }
+                return false;
+            }
         }
-    }
-    if (set->vcpus_created && p < set->nr_planes) {
-        while (--p) {       /* refused: the slot stays free, as it was */
-            plane_destroy_vcpu(set->planes[p], cpu->cpu_index);
-        }
-        return false;
+        set->cpu_joined[cpu->cpu_index] = true;
     }
     plane_set_block_cpu_unplug(set, cpu);
-    set->cpu_joined[cpu->cpu_index] = set->vcpus_created;
     return true;
 }
 
