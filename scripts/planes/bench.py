@@ -12,7 +12,9 @@ to build/bench/vtl-latency.png (gnuplot).
 
 Environment: BENCH_REPS (default 7), BENCH_SMOKE=1 (tiny sizes, one rep:
 checks that the bench still runs), BENCH_FRESH=1 (also time a fresh
-./configure && make in a scratch clone; takes minutes).
+./configure && make in a scratch clone; takes minutes), BENCH_ONLY (a
+comma-separated list of groups to run: overhead, parked, vtl, dropped,
+memory, build; default all).
 """
 
 import csv
@@ -43,6 +45,12 @@ LAT_SAMPLES = 100 if SMOKE else 2000
 RSS_SETTLE_S = 0 if SMOKE else 0.5
 
 rows = []
+GROUPS = ('overhead', 'parked', 'vtl', 'dropped', 'memory', 'build')
+ONLY = [g for g in os.environ.get('BENCH_ONLY', '').split(',') if g]
+
+
+def wanted(group):
+    return not ONLY or group in ONLY
 
 
 def qemu_args(binary, accel, machine, append, smp=1, extra=()):
@@ -121,6 +129,18 @@ def bench_planes1_overhead(accel):
             'stock', lambda: field(run_guest(
                 qemu_args(STOCK, accel, 'q35', spin))[1], 'ticks'),
             '<= 1.01')
+
+
+def bench_overhead(have_stock):
+    if not have_stock:
+        print('  stock QEMU missing (apt-get install -t bookworm-backports '
+              'qemu-system-x86); planes=1 overhead skipped')
+        return
+    bench_planes1_overhead('tcg')
+    if kvm_usable():
+        bench_planes1_overhead('kvm')
+    else:
+        print('  kvm: no guest runs under KVM here; skipped')
 
 
 def bench_parked_plane():
@@ -382,22 +402,23 @@ def main():
           f'reps:  {REPS} (interleaved), timing: guest TSC ticks or host '
           f'wall seconds', flush=True)
 
-    if have_stock:
-        bench_planes1_overhead('tcg')
-        if kvm_usable():
-            bench_planes1_overhead('kvm')
-        else:
-            print('  kvm: no guest runs under KVM here; skipped')
-    else:
-        print('  stock QEMU missing (apt-get install -t bookworm-backports '
-              'qemu-system-x86); planes=1 overhead skipped')
-    bench_parked_plane()
-    lat = bench_vtl()
-    bench_dropped_access()
-    bench_memory()
-    if not SMOKE:
+    bad = [g for g in ONLY if g not in GROUPS]
+    if bad:
+        sys.exit(f'bench: BENCH_ONLY group {bad[0]!r} is none of '
+                 f'{", ".join(GROUPS)}')
+    if wanted('overhead'):
+        bench_overhead(have_stock)
+    if wanted('parked'):
+        bench_parked_plane()
+    lat = bench_vtl() if wanted('vtl') else {}
+    if wanted('dropped'):
+        bench_dropped_access()
+    if wanted('memory'):
+        bench_memory()
+    if not SMOKE and wanted('build'):
         bench_build()
-    plot_latency(lat)
+    if lat:
+        plot_latency(lat)
 
     csv_path = os.path.join(OUT, 'bench.csv')
     with open(csv_path, 'w', newline='') as f:
