@@ -217,7 +217,13 @@ void plane_switch(PlaneSet *set, unsigned int cpu_index, unsigned int to)
      */
     smp_mb();
     polling = qatomic_read(&plane_switch_poll(set, to, cpu_index)->polling);
-    if (!polling) {
+    /*
+     * Nor when the switcher's own thread runs @to_cpu (a shared state
+     * that takes the next waiting call in its VTL_RETURN): it looks at
+     * the switch as it leaves the hypercall, and a kick would only make
+     * it leave its exec loop.
+     */
+    if (!polling && !qemu_thread_is_self(to_cpu->thread)) {
         plane_switch_kick(to_cpu);
     }
     plane_poll_note_switch(set, cpu_index, word, to, polling);
