@@ -8,6 +8,7 @@
 
 #include "qemu/osdep.h"
 #include "qemu/atomic.h"
+#include "qemu/memalign.h"
 #include "hw/core/cpu.h"
 #include "hw/resettable.h"
 #include "hw/planes/plane.h"
@@ -38,7 +39,10 @@ PlaneSet *plane_set_new(const PlaneAccelClass *accel, unsigned int planes,
     set->pending = g_new0(PlanePending, nr_vcpus);
     set->call_area_ok = g_new0(PlaneCallAreaCheck, nr_vcpus);
     set->cpu_joined = g_new0(bool, nr_vcpus);
-    set->switch_poll = g_new0(PlaneSwitchPoll, planes * nr_vcpus);
+    set->switch_poll = qemu_memalign(PLANE_CACHE_LINE,
+                                     sizeof(PlaneSwitchPoll) * planes *
+                                     nr_vcpus);
+    memset(set->switch_poll, 0, sizeof(PlaneSwitchPoll) * planes * nr_vcpus);
     for (unsigned int i = 0; i < planes * nr_vcpus; i++) {
         set->switch_poll[i].host_cpu = -1;
     }
@@ -258,7 +262,7 @@ static void plane_set_finalize(Object *obj)
     g_free(set->pending);
     g_free(set->call_area_ok);
     g_free(set->cpu_joined);
-    g_free(set->switch_poll);
+    qemu_vfree(set->switch_poll);
     plane_stats_free(set->stats);
 }
 

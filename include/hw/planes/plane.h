@@ -127,37 +127,45 @@ struct Plane {
     ResettableState reset_state;
 };
 
-/*
- * A vCPU state's polling for its switch back (plane_poll_switch_in()),
- * written lock-free by its own thread: whether it polls now, and the host
- * CPU it last polled on.
- */
+/* What the polling records are aligned to: a host cache line */
+#define PLANE_CACHE_LINE 64
+
+/* A vCPU state's polling for its switch back (plane_poll_switch_in()) */
 typedef struct PlaneSwitchPoll {
+    /*
+     * Written by the state's own thread: whether it polls now, the host
+     * CPU it last polled on, and the host CPUs it may run on (counted at
+     * usable_cpus_at).
+     */
     bool polling;
     int host_cpu;
+    int usable_cpus;
+    int64_t usable_cpus_at;
     /*
-     * Under the BQL: bumped whenever the core overwrites the state's
-     * registers (ACTIVATE's boot, PLANE_ENABLE_VCPU), and
-     * its value when the state was last switched out.  A state replaced
+     * Under the BQL, read by the state's thread as it stops polling: its
+     * line is the one that thread writes anyway.  @replaced is bumped
+     * whenever the core overwrites the state's registers (ACTIVATE's boot,
+     * PLANE_ENABLE_VCPU), @replaced_at_switch is its value when the state
+     * was last switched out (by its own thread, mostly).  A state replaced
      * meanwhile must not go on in the translated code it left.
      */
     unsigned int replaced;
     unsigned int replaced_at_switch;
     /*
+     * Under the BQL, by the switcher, on a cache line of their own: the
+     * switch's bookkeeping must not take the line that the state's thread
+     * writes as it stops polling, nor the line of another state's record.
+     *
      * The adaptive window (at most PlaneSet::switch_poll_ns, which it is
      * until first adapted): grown when the switch back came within the
-     * ceiling after the poll gave up, shrunk when it came later.  Written
-     * under the BQL by the switcher.
+     * ceiling after the poll gave up, shrunk when it came later.
      */
-    uint64_t window_ns;
+    uint64_t window_ns QEMU_ALIGNED(PLANE_CACHE_LINE);
     bool window_adapted;
     unsigned int late_switches; /* in a row, later than the ceiling */
     int64_t switched_out_at;    /* get_clock() ns; 0: switched in */
     int64_t last_wait_ns;       /* switched out to in, the last time */
-    /* The host CPUs this thread may run on, and when they were counted */
-    int usable_cpus;
-    int64_t usable_cpus_at;
-} PlaneSwitchPoll;
+} QEMU_ALIGNED(PLANE_CACHE_LINE) PlaneSwitchPoll;
 
 /* What a vCPU index has pending across a plane switch. */
 typedef enum PlanePendingKind {
