@@ -157,6 +157,9 @@ bool plane_hypercall(const PlaneHypercall *hc, uint64_t *ret)
     /* The states it switches in are kicked once it has dropped the BQL */
     plane_switch_defer_kicks();
     switched = plane_hypercall_dispatch(hc, ret);
+    if (switched && hc->polls) {
+        plane_poll_announce(hc->cpu);
+    }
     if (took_bql) {
         bql_unlock();
     }

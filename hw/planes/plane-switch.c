@@ -319,40 +319,62 @@ static void plane_poll_spin(PlaneSet *set, CPUState *cpu, unsigned int index,
     }
 }
 
-bool plane_poll_switch_in(CPUState *cpu)
+/* @cpu's polling record, or NULL where polling is pointless */
+static PlaneSwitchPoll *plane_poll_record(PlaneSet *set, CPUState *cpu)
 {
-    PlaneSet *set = plane_set_get();
-    PlaneSwitchPoll *self;
-    unsigned int index;
-    uint64_t window;
-    bool back;
-
-    if (!set || !set->switch_poll_ns) {
-        return false;
-    }
     /* Its own index: a shared state polls on its home's records */
-    index = plane_cpu_index(set, cpu);
+    unsigned int index = plane_cpu_index(set, cpu);
+
     assert(index < set->nr_vcpus);
+    if (!set->switch_poll_ns) {
+        return NULL;
+    }
     /*
      * Pointless where one thread runs every state (TCG round robin): the
      * plane that is to switch this one back in runs on this very thread.
      */
     if (plane_cpu(set->planes[cpu->plane_id ? 0 : 1], index)->thread ==
         cpu->thread) {
+        return NULL;
+    }
+    return plane_switch_poll(set, cpu->plane_id, index);
+}
+
+void plane_poll_announce(CPUState *cpu)
+{
+    PlaneSet *set = plane_set_get();
+    PlaneSwitchPoll *self = plane_poll_record(set, cpu);
+
+    assert(bql_locked());
+    if (self) {
+        /* Switchers take the BQL after this: they see it and do not kick */
+        qatomic_set(&self->polling, true);
+    }
+}
+
+bool plane_poll_switch_in(CPUState *cpu)
+{
+    PlaneSet *set = plane_set_get();
+    PlaneSwitchPoll *self = set ? plane_poll_record(set, cpu) : NULL;
+    unsigned int index;
+    uint64_t window;
+    bool back;
+
+    if (!self) {
         return false;
     }
-    self = plane_switch_poll(set, cpu->plane_id, index);
+    index = plane_cpu_index(set, cpu);
     /* The ceiling until the first switch back says more */
     window = qatomic_read(&self->window_adapted) ?
              MIN(qatomic_read(&self->window_ns), set->switch_poll_ns) :
              set->switch_poll_ns;
-    if (!window) {
-        return false;   /* its switches came back too late to poll for */
-    }
+    /* Polling from here on (announced already), before the first look */
     qatomic_set(&self->polling, true);
-    /* Polling from here on, before the first look at the switch flag */
     smp_mb();
-    plane_poll_spin(set, cpu, index, self, window);
+    /* No window: its switches came back too late to poll for */
+    if (window) {
+        plane_poll_spin(set, cpu, index, self, window);
+    }
     qatomic_set(&self->polling, false);
     /* Pairs with plane_switch(): a switch from now on kicks this thread */
     smp_mb();

@@ -22,6 +22,8 @@ typedef struct PlaneHypercall {
     int cpl;                    /* its privilege level at the call */
     uint64_t nr;                /* RAX */
     uint64_t args[4];           /* RBX, RCX, RDX, RSI */
+    /* A switched-out caller calls plane_poll_switch_in() next */
+    bool polls;
 } PlaneHypercall;
 
 /**

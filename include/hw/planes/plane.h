@@ -377,4 +377,14 @@ void plane_vcpu_bind(CPUState *cpu, unsigned int plane_id,
  */
 bool plane_poll_switch_in(CPUState *cpu);
 
+/**
+ * plane_poll_announce: @cpu's thread is about to poll for its switch back
+ *
+ * Called under the BQL by the hypercall that switched @cpu out, for a
+ * caller that calls plane_poll_switch_in() next (PlaneHypercall::polls):
+ * a switch back made before the poll starts then needs no kick, whose
+ * exit request would only end the poll at once.
+ */
+void plane_poll_announce(CPUState *cpu);
+
 #endif

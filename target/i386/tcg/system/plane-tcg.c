@@ -63,6 +63,7 @@ void helper_plane_hypercall(CPUX86State *env, uint32_t insn_len)
             env->regs[R_EBX] & mask, env->regs[R_ECX] & mask,
             env->regs[R_EDX] & mask, env->regs[R_ESI] & mask,
         },
+        .polls = true,
     };
     target_ulong inside_flags;
     uint64_t ret;
