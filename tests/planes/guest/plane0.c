@@ -500,6 +500,9 @@ static volatile int ap_started, ap_done, ap_go, ap_probe, ap_activate;
 static volatile int ap_mode, ap_seq;
 static volatile u64 ap_refused_before, ap_refused_busy, ap_other, ap_echo;
 static volatile u64 ap_errors, ap_calls;
+/* ap_mode 6: vCPU 1 arms, then calls until the TSC passes ap_deadline */
+static volatile u64 ap_deadline, ap_end;
+static volatile int ap_armed;
 
 /* A VTL call as the seed's plane-0 kernel makes it; RAX is transport. */
 static s64 vtl_call(struct calling_area *ca, u32 call_id, const void *arg,
@@ -574,6 +577,18 @@ static u64 echo_loop(struct calling_area *p, u32 tag, u64 n)
     return errors;
 }
 
+/* ECHO calls until the TSC passes @deadline; returns how many */
+static u64 echo_until(struct calling_area *p, u32 tag, u64 deadline,
+                      volatile u64 *errors)
+{
+    u64 n = 0;
+
+    while (rdtsc() < deadline) {
+        *errors += !echo_ok(p, tag << 24 | (u32)n++);
+    }
+    return n;
+}
+
 void ap_main(void)
 {
     struct { u16 limit; u64 base; } __attribute__((packed)) idtr = {
@@ -641,6 +656,13 @@ void ap_main(void)
         } else if (ap_mode == 5) {
             /* plane 0 of vCPU 1 writes into plane 1's sealed region */
             ap_errors = try_write8(cfg[1].load_offset + 0x10, 0xcc) - 1;
+        } else if (ap_mode == 6) {
+            ap_armed = 1;
+            while (!ap_deadline) {
+                __asm__ volatile("pause");
+            }
+            ap_calls = echo_until(CA1, 0x55, ap_deadline, &ap_errors);
+            ap_end = rdtsc();
         } else {
             ap_errors = echo_loop(CA1, 0x55, ap_calls);
         }
@@ -2064,6 +2086,36 @@ static void bench_spin(void)
            (u64)table[7]);
 }
 
+/*
+ * Both vCPUs make VTL calls for @window ticks: the aggregate rate while
+ * both call, with the calls of each (whichever finishes first would
+ * otherwise spin in guest code while the other makes up its count).
+ */
+static void bench_vtl_timed(u64 window)
+{
+    u64 t0, end0, calls0, errors = 0;
+
+    if (!start_ap()) {
+        guest_exit(EXIT_FAIL);
+    }
+    ap_mode = 6;
+    ap_seq++;
+    while (!ap_armed) {
+        __asm__ volatile("pause");
+    }
+    /* both start now */
+    t0 = rdtsc();
+    ap_deadline = t0 + window;
+    calls0 = echo_until(CA0, 0x22, t0 + window, &errors);
+    end0 = rdtsc();
+    while (!ap_done) {
+        __asm__ volatile("pause");
+    }
+    printf("BENCH vtl2 calls=%u ticks=%u errors=%u calls0=%u calls1=%u\n",
+           calls0 + ap_calls, (ap_end > end0 ? ap_end : end0) - t0,
+           errors + ap_errors, calls0, ap_calls);
+}
+
 /* Per-call TSC latency of VTL calls and of a null hypercall. */
 static void bench_vtl(void)
 {
@@ -2079,6 +2131,10 @@ static void bench_vtl(void)
         if (vtl_call(CA0, VTL_TEST_ENABLE, &index, 8) != 0) {
             guest_exit(EXIT_FAIL);
         }
+    }
+    if (smp > 1 && arg_u64("ticks", 0)) {
+        bench_vtl_timed(arg_u64("ticks", 0));
+        return;
     }
     if (smp > 1) {
         /* aggregate rate: both vCPUs call at once */
