@@ -67,16 +67,17 @@ file $p0
 EOF
 }
 
-# run_case NAME GDB-COMMANDS: a fresh VM stopped at reset, gdb runs the
-# prologue and the commands; leaves gdb's output in $out, serial in $serial.
+# run_case NAME GDB-COMMANDS [APPEND]: a fresh VM stopped at reset (plane
+# 0's command line APPEND, test=gdb by default), gdb runs the prologue and
+# the commands; leaves gdb's output in $out, serial in $serial.
 run_case() {
-    local name=$1 cmds=$2
+    local name=$1 cmds=$2 append=${3:-test=gdb}
 
     rm -f "$tmp/gdb.sock" "$tmp/serial.txt"
     serial=$tmp/serial.txt
     "$qemu" -accel tcg -machine q35,planes=2 -smp 2 -m 512M -nodefaults \
         -display none -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
-        -serial "file:$serial" -kernel "$p0" -append "test=gdb" \
+        -serial "file:$serial" -kernel "$p0" -append "$append" \
         -chardev "socket,id=gdb,path=$tmp/gdb.sock,server=on,wait=off" \
         -gdb chardev:gdb -S 2>"$tmp/qemu.err" &
     qpid=$!
@@ -117,7 +118,7 @@ refuse() { judge "$1" absent "${@:2}"; }
 show_stop='printf "CHECK inferior=%d pc=0x%lx\n", $_inferior, $pc'
 shared=$(printf '0x%x' $((p1base + 16)))
 
-echo "1..13"
+echo "1..14"
 
 run_case inferiors "info threads
 monitor info registers -a"
@@ -202,6 +203,35 @@ expect "gdb steps over a plane-0 breakpoint at VMCALL, plane 1's still stops" \
     'Thread 2\.1 hit Breakpoint 2, 0x[0-9a-f]+ in p1_handle' \
     '^CHECK inferior=2 call=0x7f00$' \
     'Thread 1\.1 hit Breakpoint 1, 0x[0-9a-f]+ in gdb_echo'
+
+# gdb continues from a plane-1 breakpoint by stepping that thread off it
+# first; plane 1's APIC timer, every 100 us, kicks the thread meanwhile
+# (as plane 1's Linux does).  Each continue must reach the next call: a
+# step that ends without executing makes gdb report the same call again.
+cycles=300
+run_case step-over-repeat "inferior 2
+break p1_handle
+set \$i = 0
+while \$i < $cycles
+  continue
+  printf \"CHECK stop %d value=%u\\n\", \$i, *(unsigned int *)(\$rdi + 20)
+  set \$i = \$i + 1
+end" "test=gdb calls=$((cycles + 1)) p1cmd=timer=1+tick=100000"
+stops=$(grep -Ec '^CHECK stop [0-9]+ value=[0-9]+$' <<<"$out")
+# each stop's value one past the last one's, from the first call's 0x1001
+wrong=$(awk '/^CHECK stop/ {
+                 v = substr($4, 7) + 0; want = last ? last + 1 : 4097
+                 if (v != want) { n++; if (n <= 5) printf "%s, want %u\n", $0, want }
+                 last = v
+             }
+             END { if (n) printf "%d stops not the next call\n", n }' <<<"$out")
+if [ "$stops" = "$cycles" ] && [ -z "$wrong" ]; then
+    ok "$cycles continues from a plane-1 breakpoint under timer kicks, each to the next call"
+else
+    not_ok "$cycles continues from a plane-1 breakpoint under timer kicks, each to the next call" \
+        "$stops stops of $cycles" "${wrong//$'\n'/$'\n'# }" \
+        "gdb's last lines: $(tail -4 <<<"$out" | tr '\n' '|')"
+fi
 
 run_case switch-stops "maint packet Qqemu.PlaneSwitchStops:1
 continue

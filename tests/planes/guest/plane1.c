@@ -63,7 +63,7 @@ static u64 cpuid_apic_id(void)
     return b >> 24;
 }
 
-static void p1_timer_start(void);
+static void p1_timer_start(const char *cmdline);
 
 /* Reports the boot state; returns 1 when the cmdline asks to park by HLT. */
 int p1_boot(const u8 *bp)
@@ -113,7 +113,7 @@ int p1_boot(const u8 *bp)
         }
     }
     if (cmdline_arg(cmdline, "timer")) {
-        p1_timer_start();
+        p1_timer_start(cmdline);
         puts("P1: local APIC timer running\n");
     }
     park = cmdline_arg(cmdline, "park");
@@ -244,17 +244,20 @@ static void p1_interrupts_setup(u8 vector)
  * timer=1: plane 1 starts its local APIC timer while it boots, as Linux
  * does (periodic, 1 ms: QEMU's APIC counts nanoseconds at divide 1), and
  * keeps interrupts off but in VTL_TEST_TICKS: a tick that comes meanwhile
- * waits in its APIC.
+ * waits in its APIC.  tick=NS sets another period: each tick still kicks
+ * plane 1's vCPU thread, which tests/planes/gdb uses to race gdb's steps.
  */
 #define P1_TIMER_VECTOR 0x52
 #define P1_TIMER_PERIOD 1000000
 
-static void p1_timer_start(void)
+static void p1_timer_start(const char *cmdline)
 {
+    const char *tick = cmdline_arg(cmdline, "tick");
+
     p1_vector_setup(P1_TIMER_VECTOR, p1_tick);
     p1_lapic_write(0x3e0, 0xb);                 /* divide by 1 */
     p1_lapic_write(0x320, P1_TIMER_VECTOR | 1 << 17);   /* periodic */
-    p1_lapic_write(0x380, P1_TIMER_PERIOD);
+    p1_lapic_write(0x380, tick ? parse_u64(tick) : P1_TIMER_PERIOD);
 }
 
 /*
