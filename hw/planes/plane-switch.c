@@ -38,6 +38,8 @@ static PlaneSwitchPoll *plane_switch_poll(PlaneSet *set, unsigned int plane,
 #define PLANE_POLL_SHRINK_AFTER 3
 /* How often a polling thread counts the host CPUs it may run on */
 #define PLANE_POLL_CPUS_RECOUNT_NS (1000 * 1000 * 1000)
+/* How often a polling thread that host CPUs are short of yields at least */
+#define PLANE_POLL_FAIR_YIELD_NS (50 * 1000)
 
 /*
  * @poll's state is switched in @waited ns after it was switched out,
@@ -119,16 +121,18 @@ static int plane_poll_usable_cpus(PlaneSwitchPoll *self, int64_t now)
 
 /*
  * Whether a host CPU is left for the calling thread to spin on: the vCPU
- * states that run guest code and the threads that poll (this one
- * included) must not outnumber the host CPUs it may run on.  Otherwise
- * its spinning takes a host CPU from a state with guest code to run, and
- * two vCPUs calling at once on a 2-CPU host collapse.
+ * states that run guest code (or were switched in and wait for a host
+ * CPU) and the threads that poll (this one included, @uncounted if not
+ * yet in PlaneSet::pollers) must not outnumber the host CPUs it may run
+ * on.  Otherwise its spinning takes a host CPU from a state with guest
+ * code to run: two vCPUs calling at once on a 2-CPU host collapse, or
+ * one of them starves.
  */
 static bool plane_poll_has_host_cpu(PlaneSet *set, PlaneSwitchPoll *self,
-                                    int64_t now)
+                                    int64_t now, unsigned int uncounted)
 {
     unsigned int cpus = plane_poll_usable_cpus(self, now);
-    unsigned int wanting = qatomic_read(&set->pollers);
+    unsigned int wanting = qatomic_read(&set->pollers) + uncounted;
     CPUState *cpu;
 
     if (set->nr_planes * set->nr_vcpus <= cpus) {
@@ -268,10 +272,11 @@ static bool plane_poll_shares_host_cpu(PlaneSet *set, unsigned int index,
  * with guest code to run want every host CPU.
  */
 static bool plane_poll_should_yield(PlaneSet *set, unsigned int index,
-                                    PlaneSwitchPoll *self, int64_t now)
+                                    PlaneSwitchPoll *self, int64_t now,
+                                    unsigned int uncounted)
 {
     return plane_poll_shares_host_cpu(set, index, self) ||
-           !plane_poll_has_host_cpu(set, self, now);
+           !plane_poll_has_host_cpu(set, self, now, uncounted);
 }
 
 /*
@@ -286,11 +291,22 @@ static void plane_poll_spin(PlaneSet *set, CPUState *cpu, unsigned int index,
     /*
      * Most switches come back within the first spins: only a longer poll
      * counts itself in PlaneSet::pollers (a line all pollers write) and
-     * counts the host CPUs.
+     * decides whether to yield from the count.
      */
     bool yield = plane_poll_shares_host_cpu(set, index, self);
     bool counted = false;
 
+    /*
+     * But a thread whose short polls all spin never gives up its host CPU
+     * to a state switched in meanwhile: that state waits for the
+     * scheduler's time slice, milliseconds, and a vCPU calling beside a
+     * faster one starves.  Now and then, then, a poll starts with a yield.
+     */
+    if (now - self->fair_yield_at > PLANE_POLL_FAIR_YIELD_NS &&
+        plane_poll_should_yield(set, index, self, now, 1)) {
+        self->fair_yield_at = now;
+        g_thread_yield();
+    }
     for (unsigned int spins = 1;; spins++) {
         if (!cpu_plane_switched_out(cpu) ||
             qatomic_read(&cpu->exit_request)) {
@@ -306,7 +322,7 @@ static void plane_poll_spin(PlaneSet *set, CPUState *cpu, unsigned int index,
                 qatomic_inc(&set->pollers);
                 counted = true;
             }
-            yield = plane_poll_should_yield(set, index, self, now);
+            yield = plane_poll_should_yield(set, index, self, now, 0);
         }
         if (yield) {
             g_thread_yield();

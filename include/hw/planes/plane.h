@@ -134,13 +134,14 @@ struct Plane {
 typedef struct PlaneSwitchPoll {
     /*
      * Written by the state's own thread: whether it polls now, the host
-     * CPU it last polled on, and the host CPUs it may run on (counted at
-     * usable_cpus_at).
+     * CPU it last polled on, the host CPUs it may run on (counted at
+     * usable_cpus_at), and when it last gave its host CPU away to be fair.
      */
     bool polling;
     int host_cpu;
     int usable_cpus;
     int64_t usable_cpus_at;
+    int64_t fair_yield_at;
     /*
      * Under the BQL, read by the state's thread as it stops polling: its
      * line is the one that thread writes anyway.  @replaced is bumped
