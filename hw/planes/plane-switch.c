@@ -384,8 +384,8 @@ bool plane_poll_switch_in(CPUState *cpu)
     window = qatomic_read(&self->window_adapted) ?
              MIN(qatomic_read(&self->window_ns), set->switch_poll_ns) :
              set->switch_poll_ns;
-    /* Polling from here on (announced already), before the first look */
     qatomic_set(&self->polling, true);
+    /* Polling (announced already) before the first look at the switch */
     smp_mb();
     /* No window: its switches came back too late to poll for */
     if (window) {
