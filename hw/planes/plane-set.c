@@ -189,7 +189,13 @@ void plane_bind_states(Plane *plane)
     for (unsigned int i = 0; plane->id && i < plane->set->nr_vcpus; i++) {
         CPUState *cpu = plane_cpu(plane, i);
 
-        if (cpu) {
+        /*
+         * Only a change is stored: every VTL call and return binds, and
+         * the store would take the line that the state's thread reads
+         * as it polls.
+         */
+        if (cpu && qatomic_read(&cpu->plane_current) !=
+                   plane_state_word(plane, i)) {
             qatomic_set(&cpu->plane_current, plane_state_word(plane, i));
         }
     }

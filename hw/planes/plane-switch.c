@@ -207,7 +207,10 @@ void plane_switch(PlaneSet *set, unsigned int cpu_index, unsigned int to)
 
         poll->replaced_at_switch = poll->replaced;
     }
-    to_cpu->halted = 0;
+    /* Only if set: the store would take a line its poller is reading */
+    if (to_cpu->halted) {
+        to_cpu->halted = 0;
+    }
     /*
      * The release publishes the registers the switch set for @to_cpu; a
      * thread polling in plane_poll_switch_in() sees the store without a
@@ -281,9 +284,9 @@ static bool plane_poll_should_yield(PlaneSet *set, unsigned int index,
 
 /*
  * Spins, or yields, until @cpu is switched back in, is kicked or its
- * @window is over.
+ * @window is over.  Returns whether it saw @cpu switched back in.
  */
-static void plane_poll_spin(PlaneSet *set, CPUState *cpu, unsigned int index,
+static bool plane_poll_spin(PlaneSet *set, CPUState *cpu, unsigned int index,
                             PlaneSwitchPoll *self, uint64_t window)
 {
     int64_t now = get_clock();
@@ -294,7 +297,7 @@ static void plane_poll_spin(PlaneSet *set, CPUState *cpu, unsigned int index,
      * decides whether to yield from the count.
      */
     bool yield = plane_poll_shares_host_cpu(set, index, self);
-    bool counted = false;
+    bool counted = false, back = false;
 
     /*
      * But a thread whose short polls all spin never gives up its host CPU
@@ -308,8 +311,11 @@ static void plane_poll_spin(PlaneSet *set, CPUState *cpu, unsigned int index,
         g_thread_yield();
     }
     for (unsigned int spins = 1;; spins++) {
-        if (!cpu_plane_switched_out(cpu) ||
-            qatomic_read(&cpu->exit_request)) {
+        if (!cpu_plane_switched_out(cpu)) {
+            back = true;
+            break;
+        }
+        if (qatomic_read(&cpu->exit_request)) {
             break;
         }
         /* The clock costs more than a spin: look at it now and then */
@@ -333,6 +339,7 @@ static void plane_poll_spin(PlaneSet *set, CPUState *cpu, unsigned int index,
     if (counted) {
         qatomic_dec(&set->pollers);
     }
+    return back;
 }
 
 /* @cpu's polling record, or NULL where polling is pointless */
@@ -388,13 +395,18 @@ bool plane_poll_switch_in(CPUState *cpu)
     /* Polling (announced already) before the first look at the switch */
     smp_mb();
     /* No window: its switches came back too late to poll for */
-    if (window) {
-        plane_poll_spin(set, cpu, index, self, window);
-    }
+    back = window && plane_poll_spin(set, cpu, index, self, window);
     qatomic_set(&self->polling, false);
-    /* Pairs with plane_switch(): a switch from now on kicks this thread */
-    smp_mb();
-    back = !cpu_plane_switched_out(cpu);
+    if (!back) {
+        /*
+         * Pairs with plane_switch(): a switch from now on kicks this
+         * thread.  Not needed once it saw itself switched in: no switch
+         * brings it in again before it switches itself out, and the
+         * barrier would wait for the line the switcher just read.
+         */
+        smp_mb();
+        back = !cpu_plane_switched_out(cpu);
+    }
     /* Kicked (a stop, work to run first): leave as the kick asked */
     if (back && qatomic_read(&cpu->exit_request)) {
         back = false;
