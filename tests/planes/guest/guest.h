@@ -99,6 +99,7 @@ struct enable_block {
 #define VTL_TEST_VIRTIO_MOVE 0x7f15     /* test-only: move two of its BARs */
 #define VTL_TEST_COM2_PROBE 0x7f16      /* test-only: COM2's scratch, LSR */
 #define VTL_TEST_PORT_READS 0x7f17      /* test-only: time N reads of a port */
+#define VTL_TEST_BUSY_TICKS 0x7f18      /* test-only: plane 1's ticks in calls */
 
 /* Where the virtio test puts plane 1's virtio-rng-pci: 00:05.0 on pcie.0 */
 #define VIRTIO_TEST_SLOT    5

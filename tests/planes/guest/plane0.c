@@ -545,10 +545,16 @@ static u64 rdtsc(void)
     return ((u64)hi << 32) | lo;
 }
 
+/*
+ * The TSC ticks of the last echo_ok()'s VMCALL alone, from the
+ * instruction before it to the one after (make bench).
+ */
+static u64 echo_vmcall_ticks;
+
 /* One ECHO call with a unique value: transport ok and our own answer. */
 static int echo_ok(struct calling_area *ca, u32 value)
 {
-    u64 rbx_before = 0x5555aaaa5555aaaaUL, rbx_after;
+    u64 rbx_before = 0x5555aaaa5555aaaaUL, rbx_after, t0;
     s64 r;
 
     ca->status = 0;
@@ -557,11 +563,13 @@ static int echo_ok(struct calling_area *ca, u32 value)
     ca->arg_size = 4;
     *(u32 *)ca->buffer = value;
     ca->call_pending = 1;
+    t0 = rdtsc();
     /* plane 0's registers other than RAX come back unchanged */
     __asm__ volatile("vmcall"
                      : "=a"(r), "=b"(rbx_after)
                      : "a"((u64)HC_VTL_CALL), "b"((u64)ca), "c"(rbx_before)
                      : "rdx", "rsi", "memory");
+    echo_vmcall_ticks = rdtsc() - t0;
     ca->call_pending = 0;
     return r == 0 && rbx_after == (u64)ca && ca->status == (s32)value &&
            ca->resp_size == 4 && *(u32 *)ca->buffer == value;
@@ -2086,6 +2094,19 @@ static void bench_spin(void)
            (u64)table[7]);
 }
 
+/* Plane 1's ticks in the calls it served since the last ask, and how many */
+static void busy_ticks(struct calling_area *ca, u64 *ticks, u64 *calls)
+{
+    u64 *a = (u64 *)ca->buffer;
+
+    if (vtl_call(ca, VTL_TEST_BUSY_TICKS, NULL, 0) != 0 ||
+        vtl_status(ca) != 0) {
+        guest_exit(EXIT_FAIL);
+    }
+    *ticks = a[0];
+    *calls = a[1];
+}
+
 /*
  * Both vCPUs make VTL calls for @window ticks: the aggregate rate while
  * both call, with the calls of each (whichever finishes first would
@@ -2120,6 +2141,8 @@ static void bench_vtl_timed(u64 window)
 static void bench_vtl(void)
 {
     u64 n = arg_u64("calls", 2000), t0, t1, sum_null = 0, sum_vtl = 0;
+    u64 sum_vmcall = 0, p1_ticks = 0, p1_calls = 0;
+    int busy = arg_u64("busy", 0);
     u64 progress = arg_u64("progress", 0);
     int smp = arg_u64("smp", 1);
 
@@ -2169,6 +2192,10 @@ static void bench_vtl(void)
         t1 = rdtsc();
         sum_null += t1 - t0;
     }
+    /* busy=1: plane 1's own ticks too (two calls more) */
+    if (busy) {
+        busy_ticks(CA0, &p1_ticks, &p1_calls);     /* from here on */
+    }
     for (u64 i = 0; i < n; i++) {
         t0 = rdtsc();
         if (!echo_ok(CA0, (u32)i)) {
@@ -2176,12 +2203,21 @@ static void bench_vtl(void)
         }
         t1 = rdtsc();
         sum_vtl += t1 - t0;
+        sum_vmcall += echo_vmcall_ticks;
         if (i < arg_u64("samples", 0)) {
             printf("LAT %u\n", t1 - t0);
         }
     }
-    printf("BENCH vtl calls=%u null_ticks=%u vtl_ticks=%u\n", n, sum_null,
-           sum_vtl);
+    if (busy) {
+        busy_ticks(CA0, &p1_ticks, &p1_calls);
+    }
+    /*
+     * vmcall_ticks: the VMCALLs alone; p1_ticks: plane 1's own code in
+     * them, from its resume to its VTL_RETURN; the rest is the VMM's.
+     */
+    printf("BENCH vtl calls=%u null_ticks=%u vtl_ticks=%u vmcall_ticks=%u "
+           "p1_ticks=%u p1_calls=%u\n", n, sum_null, sum_vtl, sum_vmcall,
+           p1_ticks, p1_calls);
     /* refuse=K: K refused VTL calls and K refused VTL returns (stats) */
     for (u64 i = 0, k = arg_u64("refuse", 0); i < k; i++) {
         if (hc(HC_VTL_CALL, (u64)CA0 + 8, 0) != -14 ||

@@ -51,11 +51,24 @@ boot:
 
 park_loop_start:
         xor     %ebx, %ebx              /* status of the boot: 0 */
+        jmp     park_loop
+served:
+        /* the TSC ticks from the resume to this return, for make bench */
+        rdtsc
+        shl     $32, %rdx
+        or      %rdx, %rax
+        sub     %r13, %rax
+        lock addq %rax, p1_busy_ticks(%rip)
+        lock incq p1_busy_calls(%rip)
 park_loop:
         mov     $HC_VTL_RETURN, %eax
         vmcall                          /* resumes with rax = calling area */
 resumed:
         mov     %rax, %r12
+        rdtsc
+        shl     $32, %rdx
+        or      %rdx, %rax
+        mov     %rax, %r13              /* kept by p1_handle (callee-saved) */
         mov     $1, %eax
         cpuid
         shr     $24, %ebx               /* initial APIC ID */
@@ -67,7 +80,7 @@ resumed:
         mov     %r12, %rdi
         call    p1_handle
         movslq  %eax, %rbx              /* HC 16's status, for tracing */
-        jmp     park_loop
+        jmp     served
 
         /* PLANE_ENABLE_VCPU's entry: park first, then serve like the rest */
         .globl  enabled_entry

@@ -208,6 +208,8 @@ static void p1_program_chipset(void)
 
 extern char p1_irq[], p1_tick[];
 volatile u64 p1_irq_count, p1_tick_count;
+/* plane1.S: the TSC ticks plane 1 spent in the calls it served, and how many */
+volatile u64 p1_busy_ticks, p1_busy_calls;
 static u64 p1_idt[2 * 256] __attribute__((aligned(16)));
 
 static void p1_lapic_write(u32 reg, u32 v)
@@ -607,6 +609,12 @@ static s32 p1_serve(struct calling_area *ca)
         ca->resp_size = 4;
         return (s32)v;
     }
+    case VTL_TEST_BUSY_TICKS:
+        /* {ticks, calls} served since the last ask, this one not counted */
+        a[0] = __atomic_exchange_n(&p1_busy_ticks, 0, __ATOMIC_SEQ_CST);
+        a[1] = __atomic_exchange_n(&p1_busy_calls, 0, __ATOMIC_SEQ_CST);
+        ca->resp_size = 16;
+        return 0;
     case VTL_TEST_ECHO_COUNT:
         /* every call served once: a call lost or made twice shows here */
         a[0] = echo_count;
