@@ -230,7 +230,8 @@ void plane_switch(PlaneSet *set, unsigned int cpu_index, unsigned int to)
      * the switch as it leaves the hypercall, and a kick would only make
      * it leave its exec loop.
      */
-    if (!polling && !qemu_thread_is_self(to_cpu->thread)) {
+    if (!polling &&
+        !(to_cpu->thread && qemu_thread_is_self(to_cpu->thread))) {
         plane_switch_kick(to_cpu);
     }
     plane_poll_note_switch(set, cpu_index, word, to, polling);
