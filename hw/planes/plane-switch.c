@@ -276,11 +276,10 @@ static bool plane_poll_shares_host_cpu(PlaneSet *set, unsigned int index,
  * with guest code to run want every host CPU.
  */
 static bool plane_poll_should_yield(PlaneSet *set, unsigned int index,
-                                    PlaneSwitchPoll *self, int64_t now,
-                                    unsigned int uncounted)
+                                    PlaneSwitchPoll *self, int64_t now)
 {
     return plane_poll_shares_host_cpu(set, index, self) ||
-           !plane_poll_has_host_cpu(set, self, now, uncounted);
+           !plane_poll_has_host_cpu(set, self, now, 0);
 }
 
 /*
@@ -307,7 +306,7 @@ static bool plane_poll_spin(PlaneSet *set, CPUState *cpu, unsigned int index,
      * faster one starves.  Now and then, then, a poll starts with a yield.
      */
     if (now - self->fair_yield_at > PLANE_POLL_FAIR_YIELD_NS &&
-        plane_poll_should_yield(set, index, self, now, 1)) {
+        (yield || !plane_poll_has_host_cpu(set, self, now, 1))) {
         self->fair_yield_at = now;
         g_thread_yield();
     }
@@ -329,7 +328,7 @@ static bool plane_poll_spin(PlaneSet *set, CPUState *cpu, unsigned int index,
                 qatomic_inc(&set->pollers);
                 counted = true;
             }
-            yield = plane_poll_should_yield(set, index, self, now, 0);
+            yield = plane_poll_should_yield(set, index, self, now);
         }
         if (yield) {
             g_thread_yield();
@@ -343,13 +342,16 @@ static bool plane_poll_spin(PlaneSet *set, CPUState *cpu, unsigned int index,
     return back;
 }
 
-/* @cpu's polling record, or NULL where polling is pointless */
-static PlaneSwitchPoll *plane_poll_record(PlaneSet *set, CPUState *cpu)
+/*
+ * @cpu's polling record, or NULL where polling is pointless; *@index is
+ * the vCPU index whose records it polls on, its own (a shared state polls
+ * on its home's).
+ */
+static PlaneSwitchPoll *plane_poll_record(PlaneSet *set, CPUState *cpu,
+                                          unsigned int *index)
 {
-    /* Its own index: a shared state polls on its home's records */
-    unsigned int index = plane_cpu_index(set, cpu);
-
-    assert(index < set->nr_vcpus);
+    *index = plane_cpu_index(set, cpu);
+    assert(*index < set->nr_vcpus);
     if (!set->switch_poll_ns) {
         return NULL;
     }
@@ -357,17 +359,18 @@ static PlaneSwitchPoll *plane_poll_record(PlaneSet *set, CPUState *cpu)
      * Pointless where one thread runs every state (TCG round robin): the
      * plane that is to switch this one back in runs on this very thread.
      */
-    if (plane_cpu(set->planes[cpu->plane_id ? 0 : 1], index)->thread ==
+    if (plane_cpu(set->planes[cpu->plane_id ? 0 : 1], *index)->thread ==
         cpu->thread) {
         return NULL;
     }
-    return plane_switch_poll(set, cpu->plane_id, index);
+    return plane_switch_poll(set, cpu->plane_id, *index);
 }
 
 void plane_poll_announce(CPUState *cpu)
 {
     PlaneSet *set = plane_set_get();
-    PlaneSwitchPoll *self = plane_poll_record(set, cpu);
+    unsigned int index;
+    PlaneSwitchPoll *self = plane_poll_record(set, cpu, &index);
 
     assert(bql_locked());
     if (self) {
@@ -379,15 +382,14 @@ void plane_poll_announce(CPUState *cpu)
 bool plane_poll_switch_in(CPUState *cpu)
 {
     PlaneSet *set = plane_set_get();
-    PlaneSwitchPoll *self = set ? plane_poll_record(set, cpu) : NULL;
     unsigned int index;
+    PlaneSwitchPoll *self = set ? plane_poll_record(set, cpu, &index) : NULL;
     uint64_t window;
     bool back;
 
     if (!self) {
         return false;
     }
-    index = plane_cpu_index(set, cpu);
     /* The ceiling until the first switch back says more */
     window = qatomic_read(&self->window_adapted) ?
              MIN(qatomic_read(&self->window_ns), set->switch_poll_ns) :
