@@ -30,6 +30,7 @@ PlaneSet *plane_set_new(const PlaneAccelClass *accel, unsigned int planes,
                         unsigned int nr_vcpus)
 {
     PlaneSet *set = PLANE_SET(object_new(TYPE_PLANE_SET));
+    size_t poll_size = sizeof(PlaneSwitchPoll) * planes * nr_vcpus;
 
     set->accel = accel;
     set->nr_planes = planes;
@@ -39,10 +40,8 @@ PlaneSet *plane_set_new(const PlaneAccelClass *accel, unsigned int planes,
     set->pending = g_new0(PlanePending, nr_vcpus);
     set->call_area_ok = g_new0(PlaneCallAreaCheck, nr_vcpus);
     set->cpu_joined = g_new0(bool, nr_vcpus);
-    set->switch_poll = qemu_memalign(PLANE_CACHE_LINE,
-                                     sizeof(PlaneSwitchPoll) * planes *
-                                     nr_vcpus);
-    memset(set->switch_poll, 0, sizeof(PlaneSwitchPoll) * planes * nr_vcpus);
+    set->switch_poll = qemu_memalign(PLANE_CACHE_LINE, poll_size);
+    memset(set->switch_poll, 0, poll_size);
     for (unsigned int i = 0; i < planes * nr_vcpus; i++) {
         set->switch_poll[i].host_cpu = -1;
     }
@@ -188,15 +187,19 @@ void plane_bind_states(Plane *plane)
 {
     for (unsigned int i = 0; plane->id && i < plane->set->nr_vcpus; i++) {
         CPUState *cpu = plane_cpu(plane, i);
+        const unsigned int *word;
 
+        if (!cpu) {
+            continue;
+        }
+        word = plane_state_word(plane, i);
         /*
          * Only a change is stored: every VTL call and return binds, and
          * the store would take the line that the state's thread reads
          * as it polls.
          */
-        if (cpu && qatomic_read(&cpu->plane_current) !=
-                   plane_state_word(plane, i)) {
-            qatomic_set(&cpu->plane_current, plane_state_word(plane, i));
+        if (qatomic_read(&cpu->plane_current) != word) {
+            qatomic_set(&cpu->plane_current, word);
         }
     }
 }
