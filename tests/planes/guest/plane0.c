@@ -2107,6 +2107,24 @@ static void busy_ticks(struct calling_area *ca, u64 *ticks, u64 *calls)
     *calls = a[1];
 }
 
+/* vCPU 0's side of a timed round (ap_mode 6): its window, start, end, calls */
+static u64 timed_window, timed_t0, timed_end0, timed_calls0;
+
+static u64 timed_round0(void)
+{
+    u64 errors = 0;
+
+    while (!ap_armed) {
+        __asm__ volatile("pause");
+    }
+    /* both start now */
+    timed_t0 = rdtsc();
+    ap_deadline = timed_t0 + timed_window;
+    timed_calls0 = echo_until(CA0, 0x22, ap_deadline, &errors);
+    timed_end0 = rdtsc();
+    return errors;
+}
+
 /*
  * Both vCPUs make VTL calls for @window ticks: the aggregate rate while
  * both call, with the calls of each (whichever finishes first would
@@ -2114,27 +2132,17 @@ static void busy_ticks(struct calling_area *ca, u64 *ticks, u64 *calls)
  */
 static void bench_vtl_timed(u64 window)
 {
-    u64 t0, end0, calls0, errors = 0;
+    u64 errors;
 
     if (!start_ap()) {
         guest_exit(EXIT_FAIL);
     }
-    ap_mode = 6;
-    ap_seq++;
-    while (!ap_armed) {
-        __asm__ volatile("pause");
-    }
-    /* both start now */
-    t0 = rdtsc();
-    ap_deadline = t0 + window;
-    calls0 = echo_until(CA0, 0x22, t0 + window, &errors);
-    end0 = rdtsc();
-    while (!ap_done) {
-        __asm__ volatile("pause");
-    }
+    timed_window = window;
+    errors = ap_round(6, timed_round0);
     printf("BENCH vtl2 calls=%u ticks=%u errors=%u calls0=%u calls1=%u\n",
-           calls0 + ap_calls, (ap_end > end0 ? ap_end : end0) - t0,
-           errors + ap_errors, calls0, ap_calls);
+           timed_calls0 + ap_calls,
+           (ap_end > timed_end0 ? ap_end : timed_end0) - timed_t0,
+           errors + ap_errors, timed_calls0, ap_calls);
 }
 
 /* Per-call TSC latency of VTL calls and of a null hypercall. */
@@ -2143,6 +2151,7 @@ static void bench_vtl(void)
     u64 n = arg_u64("calls", 2000), t0, t1, sum_null = 0, sum_vtl = 0;
     u64 sum_vmcall = 0, p1_ticks = 0, p1_calls = 0;
     int busy = arg_u64("busy", 0);
+    u64 window = arg_u64("ticks", 0);
     u64 progress = arg_u64("progress", 0);
     int smp = arg_u64("smp", 1);
 
@@ -2155,8 +2164,8 @@ static void bench_vtl(void)
             guest_exit(EXIT_FAIL);
         }
     }
-    if (smp > 1 && arg_u64("ticks", 0)) {
-        bench_vtl_timed(arg_u64("ticks", 0));
+    if (smp > 1 && window) {
+        bench_vtl_timed(window);
         return;
     }
     if (smp > 1) {
