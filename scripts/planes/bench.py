@@ -18,6 +18,7 @@ memory, build; default all).
 """
 
 import csv
+import functools
 import os
 import re
 import shutil
@@ -157,13 +158,20 @@ def bench_parked_plane():
             '<= 1.02')
 
 
-def handoff_floor(kind='spin'):
-    """Builds the host's two-thread handoff benchmark; returns a runner
-    for its spinning ('spin') or sleeping ('futex') hand-over."""
+@functools.cache
+def handoff_exe():
+    """Builds the host's two-thread handoff benchmark, once a run."""
     src = os.path.join(REPO, 'scripts', 'planes', 'bench-handoff.c')
     exe = os.path.join(OUT, 'bench-handoff')
     subprocess.run(['gcc', '-O2', '-Wall', '-pthread', '-o', exe, src],
                    check=True)
+    return exe
+
+
+def handoff_floor(kind='spin'):
+    """A runner for the handoff benchmark's spinning ('spin') or
+    sleeping ('futex') hand-over."""
+    exe = handoff_exe()
     trips = 20000 if SMOKE else 1000000
     if kind == 'futex':
         trips //= 10
@@ -226,6 +234,8 @@ def bench_vtl():
             one_vcpu('vtl', NO_STATS, case='statistics off'),
             '~1 (nothing measurable)')
 
+    split = []      # (calls of vCPU 0, of vCPU 1) of each 2-vCPU run
+
     def rate(smp, machine='q35,planes=2', calls=VTL_CALLS, enable=0):
         def fn():
             what = f'calls={calls}' if smp == 1 else f'ticks={VTL_WINDOW}'
@@ -245,7 +255,6 @@ def bench_vtl():
               ', '.join(f'{a}/{b}' for a, b in split), flush=True)
         split.clear()
 
-    split = []
     # Plane 1's one shared state serves the two vCPUs one call at a time:
     # at best as many calls per tick as one vCPU makes.
     compare('tcg: VTL calls per tick, 2 vCPUs vs 1', 'calls/tick',
