@@ -21,14 +21,21 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import linuxvm  # noqa: E402
 
 
+def came_up(vm):
+    """Whether plane 0's /init reported ready; says so if not."""
+    if vm.wait(r'^vm-planes: ready$', 180, start=0):
+        return True
+    print('demo: plane 0 did not come up\n' + vm.out0())
+    return False
+
+
 def launched(tmp, art):
     """Plane 1 launched by the host, and its measurement."""
     vm = linuxvm.launched_vm(tmp, art, 'demo-launched')
     print('\n== plane 1 launched by the host\n$ ' + vm.cmdline(), flush=True)
     vm.start()
     try:
-        if not vm.wait(r'^vm-planes: ready$', 180, start=0):
-            print('demo: plane 0 did not come up\n' + vm.out0())
+        if not came_up(vm):
             return 1
         print(''.join(f'P0| {x}\n' for x in vm.out0().splitlines()
                       if 'calls-only' in x), end='')
@@ -51,8 +58,7 @@ def main():
         print('$ ' + vm.cmdline(), flush=True)
         vm.start()
         try:
-            if not vm.wait(r'^vm-planes: ready$', 180, start=0):
-                print('demo: plane 0 did not come up\n' + vm.out0())
+            if not came_up(vm):
                 return 1
             print('\n== VTL calls (the command sent to plane 0\'s /init, '
                   'its result)')
