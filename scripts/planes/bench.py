@@ -192,10 +192,10 @@ def bench_vtl():
     """VTL call rows; returns {case: [per-call ticks of some calls]}."""
     lat = {}
 
-    def one_vcpu(kind, machine='q35,planes=2', case=None):
+    def one_vcpu(kind, machine='q35,planes=2', case=None, accel='tcg'):
         def fn():
             out = run_guest(qemu_args(
-                FORK, 'tcg', machine,
+                FORK, accel, machine,
                 f'test=bench-vtl calls={VTL_CALLS} samples={LAT_SAMPLES} '
                 f'busy=1',
                 smp=2))[1]
@@ -222,6 +222,13 @@ def bench_vtl():
     compare('tcg: VTL call hand-over cost (VMM share) vs thread handoff',
             'ticks', 'VMCALL - plane 1', one_vcpu('handover'),
             'spin handoff', handoff_floor(), '<= 2')
+    # What a switch costs with no hand-over between threads at all: TCG's
+    # round-robin mode runs every state on one thread, so a switch is the
+    # hypercall's dispatch and the exec loop's exit and re-entry alone.
+    # The row above less this one is what a thread per state adds.
+    compare('tcg: VTL call hand-over cost (VMM share), thread per state vs '
+            'one thread', 'ticks', 'thread per state', one_vcpu('handover'),
+            'thread=single', one_vcpu('handover', accel='tcg,thread=single'))
     compare('tcg: VTL call round trip without polling vs futex handoff',
             'ticks', 'VTL call, poll-ns=0',
             one_vcpu('vtl', NO_POLL, case='no polling'), 'futex handoff',
