@@ -196,7 +196,8 @@ check-style: all
 # drives a planes VM through <qemu:commandline>; qemu-planes' libvirt build
 # (make libvirt) drives planes natively as private instances, and its own
 # unit tests check the series' golden files.
-LIBVIRT_UNIT_TESTS := qemuxmlconftest qemucapabilitiestest domaincapstest
+LIBVIRT_UNIT_TESTS := qemuxmlconftest qemucapabilitiestest domaincapstest \
+	qemucaps2xmltest
 check-libvirt: all
 	@mkdir -p $(LOGS)
 	@rc=0; \
