@@ -272,6 +272,26 @@ static void alive(void)
     printf("ALIVE rax=%d\n", hc(HC_UNKNOWN, 0, 0));
 }
 
+/*
+ * nmi=1: wait, interrupts off, for an NMI (QMP inject-nmi) before the
+ * first touch of plane 1's region: the trigger of a test that has
+ * something to do first (stop libvirtd, say).
+ */
+static void wait_for_nmi(void)
+{
+    if (!arg_u64("nmi", 0)) {
+        return;
+    }
+    puts("P0: waiting for an NMI\n");
+    __asm__ volatile("lea 1f(%%rip), %%rax\n\t"
+                     "mov %%rax, fixup_rip(%%rip)\n"
+                     "2:\thlt\n\t"
+                     "jmp 2b\n"
+                     "1:"
+                     : : : "rax", "memory");
+    printf("P0: NMI taken: vector=%u\n", last_vector);
+}
+
 static void test_boot(void)
 {
     u64 base, count = arg_u64("count", 2);
@@ -289,6 +309,7 @@ static void test_boot(void)
         guest_exit(EXIT_FAIL);
     }
     puts("P0: resumed after ACTIVATE\n");
+    wait_for_nmi();
     /* The seal: every access faults (vector 14), nothing reaches memory. */
     trap = try_read8(base, &v) - 1;
     printf("P0: read of plane 1 region: trap=%d error=0x%x cr2=0x%x\n",

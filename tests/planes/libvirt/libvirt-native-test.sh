@@ -208,6 +208,69 @@ else
     not_ok "a plane violation pauses the domain" "$(lv_virsh a domstate --reason $dom 2>&1)"
 fi
 record a domstate --reason $dom
+# the reason is kept across a restart of the daemon (the status XML)
+if out=$(lv_stop_daemon a 2>&1 && lv_start a 2>&1); then ok "restart libvirtd, the domain paused"
+else not_ok "restart libvirtd, the domain paused" "$out"; fi
+if state_is a $dom "paused (plane violation)"; then
+    ok "the paused reason 'plane violation' is kept across a libvirtd restart"
+else
+    not_ok "the paused reason is kept across a libvirtd restart" "$(lv_virsh a domstate --reason $dom 2>&1)"
+fi
+check "destroy" lv_virsh a destroy $dom
+check "undefine" lv_virsh a undefine $dom
+
+# A violation while libvirtd is down: its STOP and PLANE_MEMORY_VIOLATION
+# reach no one, and QEMU's run state 'internal-error' alone reads as a
+# pause for an unknown reason.  The daemon must find the violation when
+# it reconnects.  The guest waits for an NMI before it touches plane 1's
+# region; the test sends it through the monitor socket while the daemon
+# is away.
+dom=planes-stop-away
+check "define and start a domain with violation='stop' that waits for an NMI" \
+    sh -c "'$LV_INSTALL/bin/virsh' -q -c '$(lv_uri a)' define '$(domain_xml $dom "test=boot nmi=1" stop)' &&
+           '$LV_INSTALL/bin/virsh' -q -c '$(lv_uri a)' start $dom"
+if wait_for 120 count_at_least "$(com1_log a $dom)" "waiting for an NMI" 1 &&
+   state_is a $dom "running (booted)"; then
+    ok "the guest runs, waiting for the NMI"
+else
+    not_ok "the guest runs, waiting for the NMI" "$(lv_virsh a domstate --reason $dom 2>&1)"
+fi
+if out=$(lv_stop_daemon a 2>&1) && ! lv_virsh a version >/dev/null 2>&1; then
+    ok "stop libvirtd, the domain running"
+else
+    not_ok "stop libvirtd, the domain running" "$out"
+fi
+monitor=$(find "$(lv_dir a)/lib/qemu" -name monitor.sock -path "*$dom*" 2>/dev/null | head -1)
+check "with libvirtd away, an NMI on the monitor socket makes plane 0 touch the seal and QEMU stop" \
+    python3 - "$monitor" <<'PY'
+import json, socket, sys, time
+sock = socket.socket(socket.AF_UNIX)
+sock.connect(sys.argv[1])
+f = sock.makefile('rw')
+f.readline()                                    # the greeting
+def qmp(cmd):
+    f.write(json.dumps({'execute': cmd}) + '\n')
+    f.flush()
+    while True:
+        r = json.loads(f.readline())
+        if 'event' not in r:
+            return r['return']
+qmp('qmp_capabilities')
+qmp('inject-nmi')
+for _ in range(300):
+    status = qmp('query-status')['status']
+    if status == 'internal-error':
+        sys.exit(0)
+    time.sleep(0.1)
+sys.exit('QEMU still %s' % status)
+PY
+if out=$(lv_start a 2>&1); then ok "start libvirtd again"; else not_ok "start libvirtd again" "$out"; fi
+if wait_for 30 state_is a $dom "paused (plane violation)"; then
+    ok "libvirtd finds the plane violation it was away for: paused (plane violation)"
+else
+    not_ok "libvirtd finds the plane violation it was away for" "$(lv_virsh a domstate --reason $dom 2>&1)"
+fi
+record a domstate --reason $dom
 check "destroy" lv_virsh a destroy $dom
 check "undefine" lv_virsh a undefine $dom
 

@@ -13,6 +13,8 @@
 #   lv_uri NAME                         the instance's client URI
 #   lv_dir NAME                         its directories, seen from the host
 #   lv_stop NAME                        stop it (destroys its domains first)
+#   lv_stop_daemon NAME                 stop the daemon alone: its domains
+#                                       run on, lv_start NAME reconnects
 #   lv_stop_all                         stop every instance started
 
 lv_install=${LV_INSTALL:-}
@@ -85,13 +87,19 @@ CONF
 }
 
 lv_stop() { # NAME
-    local d pid dom
-    d=$(lv_dir "$1")
-    [ -f "$d/pid" ] || return 0
+    local dom
+    [ -f "$(lv_dir "$1")/pid" ] || return 0
     for dom in $(lv_virsh "$1" list --all --name 2>/dev/null); do
         lv_virsh "$1" destroy "$dom" >/dev/null 2>&1
         lv_virsh "$1" undefine --managed-save "$dom" >/dev/null 2>&1
     done
+    lv_stop_daemon "$1"
+}
+
+lv_stop_daemon() { # NAME
+    local d pid
+    d=$(lv_dir "$1")
+    [ -f "$d/pid" ] || return 0
     pid=$(cat "$d/pid")
     kill "$pid" 2>/dev/null
     for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
