@@ -20,8 +20,8 @@ planes_libvirt_options=(
     -Dsanlock=disabled -Dudev=disabled -Dpciaccess=disabled
     -Dlibpcap=disabled -Dfuse=disabled -Dglusterfs=disabled -Dlibiscsi=disabled
     -Dopenwsman=disabled -Dnetcf=disabled -Dcapng=disabled -Dblkid=disabled
-    -Dattr=disabled -Dapparmor=disabled -Dapparmor_profiles=disabled
-    -Dselinux=disabled -Dsecdriver_apparmor=disabled -Dsecdriver_selinux=disabled
+    -Dattr=disabled -Dapparmor=enabled -Dapparmor_profiles=disabled
+    -Dselinux=disabled -Dsecdriver_apparmor=enabled -Dsecdriver_selinux=disabled
     -Ddriver_bhyve=disabled -Ddriver_esx=disabled -Ddriver_hyperv=disabled
     -Ddriver_interface=disabled -Ddriver_libxl=disabled -Ddriver_lxc=disabled
     -Ddriver_ch=disabled -Ddriver_network=disabled -Ddriver_openvz=disabled

@@ -28,9 +28,11 @@ need_pkgs+=(ovmf)
 need_pkgs+=(gdb)
 # the libvirt build (scripts/planes/libvirt-build.sh, libvirt-options.sh):
 # what its QEMU driver, libvirtd, virsh and tests need; iproute2 and
-# util-linux: the namespaces of the libvirt tests' private instances
+# util-linux: the namespaces of the libvirt tests' private instances;
+# libapparmor-dev: the AppArmor driver and virt-aa-helper, as Debian builds
 need_pkgs+=(libxml2-dev libxml2-utils xsltproc libgnutls28-dev libtirpc-dev
-            libjson-c-dev libnl-3-dev libnl-route-3-dev gettext iproute2 util-linux)
+            libjson-c-dev libnl-3-dev libnl-route-3-dev gettext iproute2 util-linux
+            libapparmor-dev)
 
 sudo_() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 log="${PLANES_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/qemu-planes}/apt.log"
