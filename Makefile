@@ -197,7 +197,7 @@ check-style: all
 # (make libvirt) drives planes natively as private instances, and its own
 # unit tests check the series' golden files.
 LIBVIRT_UNIT_TESTS := qemuxmlconftest qemucapabilitiestest domaincapstest \
-	qemucaps2xmltest virt-aa-helper-test
+	qemucaps2xmltest qemuxmlactivetest virt-aa-helper-test
 check-libvirt: all
 	@mkdir -p $(LOGS)
 	@rc=0; \
