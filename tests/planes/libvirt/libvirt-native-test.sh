@@ -93,9 +93,11 @@ ok "private libvirtd instance answers ($("$LV_INSTALL/sbin/libvirtd" --version))
 # Capabilities probed from the fork's binary
 caps=$(lv_virsh a domcapabilities --emulatorbin "$qemu" --arch x86_64 --virttype qemu --machine q35 2>&1)
 record a domcapabilities --emulatorbin "$qemu" --arch x86_64 --virttype qemu --machine q35
-if grep -q "<planes supported='yes' max='16'>" <<<"$caps" &&
-   grep -A4 "<planes supported" <<<"$caps" | grep -q '<value>fault</value>'; then
-    ok "domcapabilities: <planes supported='yes' max='16'> with the violation values"
+planes_caps=$(sed -n "/<planes supported='yes'/,/<\/planes>/p" <<<"$caps")
+if grep -q "<planes supported='yes' max='16'>" <<<"$planes_caps" &&
+   grep -A3 "<enum name='violation'>" <<<"$planes_caps" | grep -q '<value>fault</value>' &&
+   grep -A4 "<enum name='launchFormat'>" <<<"$planes_caps" | grep -q '<value>bzimage</value>'; then
+    ok "domcapabilities: <planes supported='yes' max='16'> with the violation values and the launch formats"
 else
     not_ok "domcapabilities: planes supported" "$caps"
 fi
