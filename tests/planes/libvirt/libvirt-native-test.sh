@@ -244,27 +244,21 @@ else
 fi
 monitor=$(find "$(lv_dir a)/lib/qemu" -name monitor.sock -path "*$dom*" 2>/dev/null | head -1)
 check "with libvirtd away, an NMI on the monitor socket makes plane 0 touch the seal and QEMU stop" \
-    python3 - "$monitor" <<'PY'
-import json, socket, sys, time
-sock = socket.socket(socket.AF_UNIX)
-sock.connect(sys.argv[1])
-f = sock.makefile('rw')
-f.readline()                                    # the greeting
-def qmp(cmd):
-    f.write(json.dumps({'execute': cmd}) + '\n')
-    f.flush()
-    while True:
-        r = json.loads(f.readline())
-        if 'event' not in r:
-            return r['return']
-qmp('qmp_capabilities')
-qmp('inject-nmi')
+    python3 - "$monitor" "$repo/build/src/python" <<'PY'
+import sys, time
+sys.path.insert(0, sys.argv[2])
+from qemu.qmp.legacy import QEMUMonitorProtocol
+qmp = QEMUMonitorProtocol(sys.argv[1])
+qmp.connect()
+qmp.cmd('inject-nmi')
 for _ in range(300):
-    status = qmp('query-status')['status']
+    status = qmp.cmd('query-status')['status']
     if status == 'internal-error':
-        sys.exit(0)
+        break
     time.sleep(0.1)
-sys.exit('QEMU still %s' % status)
+qmp.close()
+if status != 'internal-error':
+    sys.exit('QEMU still %s' % status)
 PY
 if out=$(lv_start a 2>&1); then ok "start libvirtd again"; else not_ok "start libvirtd again" "$out"; fi
 if wait_for 30 state_is a $dom "paused (plane violation)"; then
